@@ -1,0 +1,34 @@
+// The electsim command: one function per subcommand, all wired in main.cpp. A subcommand parses its
+// own options with Boost.Program_options and returns the process exit status:
+// 0 success, 1 an expectation not met / failures found, 2 bad input.
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <string>
+#include <vector>
+
+namespace cli {
+
+namespace po = boost::program_options;
+
+inline constexpr int exit_ok = 0;
+inline constexpr int exit_failed = 1;
+inline constexpr int exit_bad_input = 2;
+
+using Arguments = std::vector<std::string>;
+
+// Bad input: the message goes to stderr as "electsim: <message>" and the exit status is 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Parses `arguments` (the words after the subcommand) against `options` and `positional`.
+// Prints the help and returns false when --help was asked for; throws UsageError on bad input.
+bool parse_options(const std::string& command, const std::string& synopsis, const Arguments& arguments,
+                   const po::options_description& options, const po::positional_options_description& positional,
+                   po::variables_map& values);
+
+int command_bench(const Arguments& arguments);
+
+}  // namespace cli

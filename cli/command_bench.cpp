@@ -1,0 +1,63 @@
+// electsim bench token-storm: the engine micro-benchmark (more benchmarks join it as models land).
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "bench/token_storm.h"
+#include "cli/command.h"
+
+namespace cli {
+
+namespace {
+
+int bench_token_storm(const Arguments& arguments) {
+  bench::TokenStormConfig config;
+  bool json = false;
+  po::options_description options("token-storm options");
+  options.add_options()
+      ("nodes", po::value(&config.nodes)->default_value(config.nodes), "nodes in the full mesh (2..10000)")
+      ("tokens", po::value(&config.tokens)->default_value(config.tokens), "tokens circulating at once (1..1000000)")
+      ("deliveries", po::value(&config.deliveries)->default_value(config.deliveries), "stop after this many deliveries")
+      ("seed", po::value(&config.seed)->default_value(config.seed), "root seed")
+      ("json", po::bool_switch(&json), "print the result as one JSON object on the last line");
+  po::variables_map values;
+  if (!parse_options("bench token-storm", "[--nodes N] [--tokens K] [--deliveries M] [--json]", arguments, options, {}, values)) {
+    return exit_ok;
+  }
+  if (config.nodes < 2 || config.nodes > 10000) throw UsageError("bench token-storm: --nodes must be within 2..10000");
+  if (config.tokens < 1 || config.tokens > 1'000'000) throw UsageError("bench token-storm: --tokens must be within 1..1000000");
+  if (config.deliveries < 1) throw UsageError("bench token-storm: --deliveries must be at least 1");
+
+  bench::TokenStormResult result = bench::run_token_storm(config);
+  if (!json) {
+    std::cout << "token storm: " << config.nodes << " nodes, " << config.tokens << " tokens, " << result.deliveries
+              << " deliveries in " << result.wall_seconds << " s\n"
+              << "  " << result.deliveries_per_second / 1e6 << " M deliveries/s, " << result.steady_state_allocations
+              << " heap allocations in steady state\n";
+    return exit_ok;
+  }
+  nlohmann::ordered_json out;
+  out["nodes"] = config.nodes;
+  out["tokens"] = config.tokens;
+  out["deliveries"] = result.deliveries;
+  out["wall_s"] = result.wall_seconds;
+  out["deliveries_per_s"] = result.deliveries_per_second;
+  out["steady_state_allocations"] = result.steady_state_allocations;
+  std::cout << out.dump() << "\n";
+  return exit_ok;
+}
+
+}  // namespace
+
+int command_bench(const Arguments& arguments) {
+  if (arguments.empty() || arguments[0] == "--help" || arguments[0] == "-h") {
+    std::cout << "usage: electsim bench BENCHMARK [options]\n\n"
+                 "benchmarks:\n"
+                 "  token-storm   the engine micro-benchmark: tokens forwarded between nodes\n";
+    return arguments.empty() ? exit_bad_input : exit_ok;
+  }
+  Arguments rest(arguments.begin() + 1, arguments.end());
+  if (arguments[0] == "token-storm") return bench_token_storm(rest);
+  throw UsageError("bench: unknown benchmark '" + arguments[0] + "' (see: electsim bench --help)");
+}
+
+}  // namespace cli

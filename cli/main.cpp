@@ -1,0 +1,65 @@
+// electsim: wires the subcommands together. Each subcommand lives in its own command_*.cpp.
+#include <functional>
+#include <iostream>
+#include <map>
+
+#include "cli/command.h"
+#include "sim/assert.h"
+#include "version.h"
+
+namespace {
+
+struct Subcommand {
+  std::function<int(const cli::Arguments&)> run;
+  const char* summary;
+};
+
+const std::map<std::string, Subcommand>& subcommands() {
+  static const std::map<std::string, Subcommand> table{
+      {"bench", {cli::command_bench, "benchmarks: token-storm (the engine)"}},
+  };
+  return table;
+}
+
+void print_usage(std::ostream& out) {
+  out << "usage: electsim [--help] [--version] COMMAND [options]\n\n"
+         "A deterministic simulator and verification harness for leader election and job sharding\n"
+         "on ZooKeeper (FastLeaderElection, Zab, Curator, ElasticJob).\n\ncommands:\n";
+  for (const auto& [name, subcommand] : subcommands()) {
+    out << "  " << name << std::string(12 - std::min<std::size_t>(name.size(), 11), ' ') << subcommand.summary << "\n";
+  }
+  out << "\nRun 'electsim COMMAND --help' for a command's options.\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  cli::Arguments arguments(argv + 1, argv + argc);
+  if (arguments.empty()) {
+    print_usage(std::cerr);
+    return cli::exit_bad_input;
+  }
+  const std::string& first = arguments[0];
+  if (first == "--help" || first == "-h" || first == "help") {
+    print_usage(std::cout);
+    return cli::exit_ok;
+  }
+  if (first == "--version") {
+    std::cout << "electsim " << ELECTSIM_VERSION << "\n";
+    return cli::exit_ok;
+  }
+  auto found = subcommands().find(first);
+  if (found == subcommands().end()) {
+    std::cerr << "electsim: unknown command '" << first << "' (see: electsim --help)\n";
+    return cli::exit_bad_input;
+  }
+  try {
+    return found->second.run(cli::Arguments(arguments.begin() + 1, arguments.end()));
+  } catch (const cli::UsageError& error) {
+    std::cerr << "electsim: " << error.what() << "\n";
+    return cli::exit_bad_input;
+  } catch (const sim::AssertionFailure& error) {
+    std::cerr << "electsim: internal error: " << error.what() << "\n";
+    return 3;
+  }
+}

@@ -1,0 +1,148 @@
+// The event queue: a radix heap over event times, with FIFO buckets.
+//
+// Simulated time never goes backwards, so every key pushed is >= the last key popped: the queue is
+// monotone, which is what a radix heap needs. Bucket b holds the events whose time differs from the
+// last popped time first in bit b-1 (bucket 0: equal times). Push is O(1); pop takes bucket 0's
+// front, or, when bucket 0 is empty, moves the smallest non-empty bucket down around its minimum
+// (each event moves at most 64 times over its life).
+//
+// Order is exactly (time, insertion sequence):
+//  - events with equal times always share a bucket (the bucket depends only on the time and the last
+//    popped time), and are appended in insertion order;
+//  - redistribution only ever moves events into buckets that are empty at that moment (all below the
+//    smallest non-empty one), scanning the source bucket in order, so relative order is kept.
+// The sequence number is still carried and checked in tests; it is no longer compared at run time.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
+
+#include "sim/assert.h"
+#include <vector>
+
+namespace sim {
+
+template <class Event>
+class EventQueue {
+ public:
+  static constexpr int bucket_count = 65;
+
+  bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
+
+  void push(const Event& event) {
+    ELECTSIM_ASSERT(event.at >= last_);
+    append(buckets_[bucket_of(event.at)], allocate(event));
+    size_++;
+  }
+
+  // The earliest event's time. The queue must not be empty. It only looks: moving the radix base
+  // here would forbid pushes between the clock and that time.
+  std::int64_t top_time() const {
+    ELECTSIM_ASSERT(size_ > 0);
+    if (buckets_[0].head != none) return last_;
+    std::int64_t minimum = INT64_MAX;
+    for (std::uint32_t at = buckets_[smallest_nonempty_bucket()].head; at != none; at = pool_[at].next) {
+      minimum = std::min(minimum, pool_[at].event.at);
+    }
+    return minimum;
+  }
+
+  Event pop() {
+    ELECTSIM_ASSERT(size_ > 0);
+    if (buckets_[0].head == none) refill_bucket_zero();
+    std::uint32_t first = buckets_[0].head;
+    buckets_[0].head = pool_[first].next;
+    if (buckets_[0].head == none) buckets_[0].tail = none;
+    Event event = pool_[first].event;
+    release(first);
+    size_--;
+    return event;
+  }
+
+ private:
+  static constexpr std::uint32_t none = UINT32_MAX;
+
+  // Buckets are linked lists threaded through one pool of nodes, so a bucket used for the first
+  // time (time crossing a power of two) allocates nothing: the pool only grows when the number of
+  // pending events reaches a new peak.
+  struct Slot {
+    Event event;
+    std::uint32_t next;
+  };
+  struct Bucket {
+    std::uint32_t head = none;
+    std::uint32_t tail = none;
+  };
+
+  std::uint32_t allocate(const Event& event) {
+    std::uint32_t index;
+    if (free_ != none) {
+      index = free_;
+      free_ = pool_[index].next;
+      pool_[index].event = event;
+    } else {
+      index = static_cast<std::uint32_t>(pool_.size());
+      ELECTSIM_ASSERT(index != none);
+      pool_.push_back(Slot{event, none});
+    }
+    pool_[index].next = none;
+    return index;
+  }
+  void release(std::uint32_t index) {
+    pool_[index].next = free_;
+    free_ = index;
+  }
+  void append(Bucket& bucket, std::uint32_t index) {
+    if (bucket.tail == none) {
+      bucket.head = index;
+    } else {
+      pool_[bucket.tail].next = index;
+    }
+    bucket.tail = index;
+  }
+
+  std::size_t bucket_of(std::int64_t at) const {
+    auto difference = static_cast<std::uint64_t>(at ^ last_);
+    return difference == 0 ? 0 : static_cast<std::size_t>(64 - std::countl_zero(difference));
+  }
+
+  std::size_t smallest_nonempty_bucket() const {
+    std::size_t bucket = 1;
+    while (buckets_[bucket].head == none) {
+      bucket++;
+      ELECTSIM_ASSERT(bucket < bucket_count);
+    }
+    return bucket;
+  }
+
+  void refill_bucket_zero() {
+    std::size_t source = smallest_nonempty_bucket();
+    std::int64_t minimum = INT64_MAX;
+    for (std::uint32_t at = buckets_[source].head; at != none; at = pool_[at].next) {
+      minimum = std::min(minimum, pool_[at].event.at);
+    }
+    last_ = minimum;
+    // Every event of `source` lands in a lower (empty) bucket, in its original order.
+    std::uint32_t at = buckets_[source].head;
+    buckets_[source] = Bucket{};
+    while (at != none) {
+      std::uint32_t next = pool_[at].next;
+      pool_[at].next = none;
+      std::size_t target = bucket_of(pool_[at].event.at);
+      ELECTSIM_ASSERT(target < source);
+      append(buckets_[target], at);
+      at = next;
+    }
+  }
+
+  std::array<Bucket, bucket_count> buckets_;
+  std::vector<Slot> pool_;
+  std::uint32_t free_ = none;
+  std::int64_t last_ = 0;
+  std::size_t size_ = 0;
+};
+
+}  // namespace sim

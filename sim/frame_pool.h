@@ -1,0 +1,24 @@
+// Coroutine frames come from a per-thread free list by size class (64-byte steps up to 4 KiB), so a
+// steady-state simulation allocates nothing: a frame freed by one request is reused by the next.
+// One simulation runs per thread, so "per thread" is "per simulation" without any locking.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace sim {
+
+struct FramePoolStats {
+  std::uint64_t allocations = 0;       // every frame requested
+  std::uint64_t system_allocations = 0;  // frames that had to come from operator new
+};
+
+void* frame_allocate(std::size_t size);
+void frame_free(void* pointer, std::size_t size) noexcept;
+FramePoolStats frame_pool_stats();
+
+// Counts of operator new calls on this thread (the test that proves "no allocation in steady state"
+// reads it). Counting is done by the global operator new replacement in frame_pool.cpp.
+std::uint64_t heap_allocations_on_this_thread();
+
+}  // namespace sim

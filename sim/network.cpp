@@ -1,0 +1,183 @@
+#include "sim/network.h"
+
+#include <algorithm>
+
+namespace sim {
+
+Network::Network(Simulation& sim) : sim_(sim), delivery_kind_(sim.register_handler(this)) {}
+
+Network::~Network() {
+  // Sockets still alive at teardown must not reach back into freed connections.
+  listeners_.clear();
+  connections_.clear();
+}
+
+void Network::set_latency(Duration min, Duration max) {
+  ELECTSIM_ASSERT(min >= Duration::zero());
+  ELECTSIM_ASSERT(min <= max);
+  latency_min_ = min;
+  latency_max_ = max;
+}
+
+std::uint64_t Network::connection_seed(NodeId client, NodeId server) {
+  // Names, not ids, so adding a node elsewhere does not shift this pair's draws.
+  std::uint32_t ordinal = connections_between_[{client, server}]++;
+  std::uint64_t seed = derive_seed(sim_.seed(), "network");
+  seed = derive_seed(seed, sim_.node(client).name());
+  seed = derive_seed(seed, sim_.node(server).name());
+  return derive_seed(seed, static_cast<std::uint64_t>(ordinal));
+}
+
+void Network::node_added(NodeId node) { reachability_.resize(node + 1); }
+
+void Network::partition(const std::vector<std::vector<NodeId>>& groups) { reachability_.partition(groups); }
+void Network::isolate(NodeId node) { reachability_.isolate(node); }
+void Network::bridge(NodeId bridge_node, const std::vector<NodeId>& side_a, const std::vector<NodeId>& side_b) {
+  reachability_.bridge(bridge_node, side_a, side_b);
+}
+void Network::drop(NodeId from, NodeId to) { reachability_.cut(from, to); }
+void Network::heal_all() {
+  reachability_.heal_all();
+  resume_stalled();
+}
+
+void Network::stall(detail::ConnectionBase& connection, int direction) {
+  detail::Direction& way = connection.directions[static_cast<std::size_t>(direction)];
+  way.held++;
+  if (!way.stalled) {
+    way.stalled = true;
+    stalled_.emplace_back(connection.index, direction);
+  }
+}
+
+void Network::handle_event(std::uint32_t target, std::uint32_t generation) {
+  detail::ConnectionBase* connection = this->connection(target / 2, generation);
+  if (connection == nullptr) return;  // both ends closed since: nobody is listening
+  int direction = static_cast<int>(target % 2);
+  detail::Endpoint& sender = connection->ends[static_cast<std::size_t>(direction)];
+  detail::Endpoint& receiver = connection->ends[static_cast<std::size_t>(1 - direction)];
+
+  if (!reachable(sender.node, receiver.node)) {
+    stall(*connection, direction);  // retransmitted once the link heals, if still wanted
+    return;
+  }
+  if (receiver.dead) {
+    if (!sim_.node(receiver.node).machine_on()) {
+      stall(*connection, direction);  // a dark machine: silence
+      return;
+    }
+    reset_connection(*connection, 1 - direction);  // the machine is back: its kernel resets
+    return;
+  }
+  if (!receiver.open) {
+    if (connection->in_flight(direction) == 0) return;
+    connection->drop_front(direction);
+    stats_.messages_dropped++;
+    release_if_finished(*connection);
+    return;
+  }
+  // A reset may have discarded what was in flight (the event then finds nothing). Delivery may
+  // resume the receiver, after which `connection` may be gone.
+  if (connection->deliver_front(direction) == detail::ConnectionBase::Delivered::message) stats_.messages_delivered++;
+}
+
+void Network::resume_stalled() {
+  std::sort(stalled_.begin(), stalled_.end());
+  std::vector<std::pair<std::uint32_t, int>> still_stalled;
+  for (auto [index, direction] : stalled_) {
+    detail::ConnectionBase* connection = index < connections_.size() ? connections_[index].get() : nullptr;
+    if (connection == nullptr) continue;
+    detail::Direction& way = connection->directions[static_cast<std::size_t>(direction)];
+    if (!way.stalled) continue;
+    const detail::Endpoint& sender = connection->ends[static_cast<std::size_t>(direction)];
+    const detail::Endpoint& receiver = connection->ends[static_cast<std::size_t>(1 - direction)];
+    bool dark = receiver.dead && !sim_.node(receiver.node).machine_on();
+    if (!reachable(sender.node, receiver.node) || dark) {
+      still_stalled.emplace_back(index, direction);
+      continue;
+    }
+    std::uint32_t held = way.held;
+    way.held = 0;
+    way.stalled = false;
+    for (std::uint32_t i = 0; i < held; i++) schedule_delivery(*connection, direction);
+  }
+  stalled_ = std::move(still_stalled);
+}
+
+void Network::close_endpoint(detail::ConnectionBase& connection, int side) {
+  detail::Endpoint& end = connection.ends[static_cast<std::size_t>(side)];
+  if (!end.open) return;
+  end.open = false;
+  end.inbox = nullptr;
+  end.receivers.wake_all();  // a blocked read on a socket being closed returns "closed"
+  if (sim_.tearing_down()) return;
+  const Node& owner = sim_.node(end.node);
+  if (owner.closing_silently()) {
+    end.dead = true;  // power loss: no FIN, peers hear nothing
+  } else {
+    connection.push_close(side);
+    schedule_delivery(connection, side);
+  }
+  release_if_finished(connection);
+}
+
+void Network::reset_connection(detail::ConnectionBase& connection, int dead_side) {
+  // Everything travelling towards the dead side is discarded; the live side reads "closed".
+  int towards_dead = 1 - dead_side;
+  while (connection.in_flight(towards_dead) > 0) connection.drop_front(towards_dead);
+  connection.directions[static_cast<std::size_t>(towards_dead)].held = 0;
+  connection.ends[static_cast<std::size_t>(dead_side)].dead = false;
+  connection.ends[static_cast<std::size_t>(dead_side)].open = false;
+  connection.push_close(dead_side);
+  schedule_delivery(connection, dead_side);
+}
+
+void Network::release_if_finished(detail::ConnectionBase& connection) {
+  const detail::Endpoint& a = connection.ends[0];
+  const detail::Endpoint& b = connection.ends[1];
+  bool a_done = !a.open && !a.dead;
+  bool b_done = !b.open && !b.dead;
+  if (!a_done || !b_done) return;
+  // Both applications have closed: nothing still in flight can matter to anyone, and its delivery
+  // events find the generation changed.
+  std::uint32_t index = connection.index;
+  connections_[index].reset();
+  free_indexes_.push_back(index);
+}
+
+void Network::node_started(NodeId node) {
+  (void)node;
+  // Connections held towards this machine's old incarnation now meet its new kernel: resets.
+  resume_stalled();
+}
+
+void Network::node_stopped(NodeId node, bool silent) {
+  // Listeners are owned by the node's frames and state, so they are gone; anything left was leaked.
+  for (auto it = listeners_.begin(); it != listeners_.end();) {
+    it = it->first.first == node ? listeners_.erase(it) : std::next(it);
+  }
+  // Sockets the node's code did not close (held in state that outlives a crash) are closed by its
+  // operating system, or fall silent with its machine.
+  for (std::size_t index = 0; index < connections_.size(); index++) {
+    detail::ConnectionBase* connection = connections_[index].get();
+    if (connection == nullptr) continue;
+    for (int side = 0; side < 2 && connections_[index] != nullptr; side++) {
+      detail::Endpoint& end = connection->ends[static_cast<std::size_t>(side)];
+      if (end.node != node || !end.open) continue;
+      if (silent) {
+        end.open = false;
+        end.dead = true;
+        end.receivers.wake_all();
+      } else {
+        close_endpoint(*connection, side);
+      }
+    }
+  }
+}
+
+void Network::unlisten(NodeId node, std::uint16_t port, detail::ListenerBase* listener) {
+  auto it = listeners_.find({node, port});
+  if (it != listeners_.end() && it->second == listener) listeners_.erase(it);
+}
+
+}  // namespace sim

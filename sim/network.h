@@ -1,0 +1,537 @@
+// The network: TCP-like point-to-point connections between nodes.
+//
+//  - Delivery is FIFO per direction; each message's latency is drawn from the connection's own
+//    random stream (seeded by the two endpoints' names and the pair's connection count), so a fault
+//    elsewhere never shifts these draws.
+//  - A message whose link is cut is not delivered: the endpoints are never told, they find out by
+//    their own timeouts. As with TCP's retransmissions, an open connection delivers what it held, in
+//    order, once the link heals (if neither end has given up and closed it by then).
+//  - A process crash closes its sockets the way the operating system does: the peer reads "closed"
+//    one latency later. A power-off closes nothing: the peer hears silence, and if it sends after the
+//    machine comes back, the new kernel answers with a reset.
+//  - connect() is a handshake: silence (cut link, machine off) times out; a machine whose process is
+//    not listening refuses after a round trip.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/inbox.h"
+#include "sim/node.h"
+#include "sim/random.h"
+#include "sim/reachability.h"
+#include "sim/ring.h"
+#include "sim/simulation.h"
+#include "sim/sync.h"
+#include "sim/task.h"
+
+namespace sim {
+
+template <class M>
+class Socket;
+template <class M>
+class Listener;
+
+// What a receive gives back.
+template <class M>
+struct Received {
+  enum class Status : std::uint8_t { message, closed, timed_out };
+  Status status = Status::closed;
+  std::optional<M> message;
+
+  explicit operator bool() const { return status == Status::message; }
+  bool closed() const { return status == Status::closed; }
+  bool timed_out() const { return status == Status::timed_out; }
+  M& operator*() { return *message; }
+  M* operator->() { return &*message; }
+};
+
+struct NetworkStats {
+  std::uint64_t messages_sent = 0;
+  std::uint64_t messages_delivered = 0;
+  std::uint64_t messages_dropped = 0;  // arrived at a closed endpoint
+  std::uint64_t connections_opened = 0;
+};
+
+namespace detail {
+
+struct Endpoint {
+  NodeId node = no_node;
+  bool open = false;        // the application still holds it
+  bool dead = false;        // its machine lost power: silent, answers nothing
+  bool peer_closed = false; // the peer's FIN (or RST) has arrived
+  WaitList receivers;
+  void* inbox = nullptr;    // an Inbox<M> this endpoint is attached to
+};
+
+struct Direction {
+  Instant last_delivery = epoch;
+  std::uint32_t held = 0;  // deliveries that came due while the link was cut
+  bool stalled = false;
+};
+
+class ConnectionBase {
+ public:
+  ConnectionBase(std::uint32_t index, std::uint32_t generation, NodeId client, NodeId server, std::uint64_t seed)
+      : index(index), generation(generation), rng(seed) {
+    ends[0].node = client;
+    ends[1].node = server;
+    ends[0].open = ends[1].open = true;
+  }
+  virtual ~ConnectionBase() = default;
+  enum class Delivered : std::uint8_t { nothing, message, close };
+  // Moves the front in-flight item (if any: a reset may have discarded it) to the receiving endpoint.
+  virtual Delivered deliver_front(int direction) = 0;
+  virtual void drop_front(int direction) = 0;
+  virtual std::size_t in_flight(int direction) const = 0;
+  virtual void push_close(int direction) = 0;  // a FIN or RST travelling this way
+
+  std::uint32_t index;
+  std::uint32_t generation;
+  std::array<Endpoint, 2> ends;
+  std::array<Direction, 2> directions;
+  SmallRng rng;
+};
+
+template <class M>
+class Connection final : public ConnectionBase {
+ public:
+  // In-flight storage is made when the connection opens, so sending allocates nothing.
+  static constexpr std::size_t in_flight_reserved = 4;
+
+  Connection(std::uint32_t index, std::uint32_t generation, NodeId client, NodeId server, std::uint64_t seed)
+      : ConnectionBase(index, generation, client, server, seed) {
+    in_flight_[0].reserve(in_flight_reserved);
+    in_flight_[1].reserve(in_flight_reserved);
+  }
+
+  Delivered deliver_front(int direction) override {
+    auto& in_flight = in_flight_[direction];
+    if (in_flight.empty()) return Delivered::nothing;
+    Endpoint& receiver = ends[1 - direction];
+    std::optional<M>& item = in_flight.front();
+    if (!item) {
+      in_flight.pop_front();
+      receiver.peer_closed = true;
+      if (receiver.inbox != nullptr) {
+        static_cast<Inbox<M>*>(receiver.inbox)->deliver(Envelope<M>{index, ends[direction].node, std::nullopt}, true);
+      } else {
+        receiver.receivers.wake_all();  // blocked reads see the close
+      }
+      return Delivered::close;
+    }
+    M message = std::move(*item);
+    in_flight.pop_front();
+    if (receiver.inbox != nullptr) {
+      static_cast<Inbox<M>*>(receiver.inbox)->deliver_message_from_handler(index, ends[direction].node, std::move(message));
+      return Delivered::message;  // `this` may be gone: the reader ran
+    }
+    // Hand the message straight to a blocked reader, else buffer it (the kernel's receive buffer).
+    while (WaitEntry* entry = receiver.receivers.front()) {
+      entry->unlink();
+      if (entry->group->fired()) continue;
+      auto* slot = static_cast<Received<M>*>(entry->slot);
+      slot->status = Received<M>::Status::message;
+      slot->message.emplace(std::move(message));
+      entry->group->wake_from_handler(entry->index);  // `this` may be gone after it returns
+      return Delivered::message;
+    }
+    received_[1 - direction].push_back(std::move(message));
+    return Delivered::message;
+  }
+  void drop_front(int direction) override { in_flight_[direction].pop_front(); }
+  std::size_t in_flight(int direction) const override { return in_flight_[direction].size(); }
+  void push_close(int direction) override { in_flight_[direction].push_back(std::nullopt); }
+
+  void push(int direction, M message) { in_flight_[direction].push_back(std::move(message)); }
+  Ring<M>& received(int side) { return received_[side]; }
+
+ private:
+  std::array<Ring<std::optional<M>>, 2> in_flight_;
+  std::array<Ring<M>, 2> received_;
+};
+
+class ListenerBase {
+ public:
+  virtual ~ListenerBase() = default;
+  virtual void accepted(std::uint32_t index, std::uint32_t generation) = 0;
+  const void* message_type = nullptr;
+};
+
+template <class M>
+const void* message_type_tag() {
+  static const char tag = 0;
+  return &tag;
+}
+
+}  // namespace detail
+
+class Network final : public EventHandler {
+ public:
+  explicit Network(Simulation& sim);
+  ~Network();
+
+  void set_latency(Duration min, Duration max);
+  Duration latency_min() const { return latency_min_; }
+  Duration latency_max() const { return latency_max_; }
+  const NetworkStats& stats() const { return stats_; }
+
+  // ---- reachability (faults) ----
+  const Reachability& reachability() const { return reachability_; }
+  bool reachable(NodeId from, NodeId to) const { return reachability_.reachable(from, to); }
+  void partition(const std::vector<std::vector<NodeId>>& groups);
+  void isolate(NodeId node);
+  void bridge(NodeId bridge_node, const std::vector<NodeId>& side_a, const std::vector<NodeId>& side_b);
+  void drop(NodeId from, NodeId to);
+  void heal_all();
+
+  // ---- sockets ----
+  template <class M>
+  Listener<M> listen(NodeId node, std::uint16_t port);
+
+  // From the current node to `to`:`port`. Empty when refused or timed out.
+  template <class M>
+  Task<std::optional<Socket<M>>> connect(NodeId to, std::uint16_t port, Duration timeout);
+
+  // ---- used by Node and Simulation ----
+  void node_added(NodeId node);
+  void node_started(NodeId node);
+  void node_stopped(NodeId node, bool silent);
+  void handle_event(std::uint32_t target, std::uint32_t generation) override;
+
+  // ---- used by Socket and Listener ----
+  detail::ConnectionBase* connection(std::uint32_t index, std::uint32_t generation) const {
+    if (index >= connections_.size() || connections_[index] == nullptr) return nullptr;
+    detail::ConnectionBase* connection = connections_[index].get();
+    return connection->generation == generation ? connection : nullptr;
+  }
+  template <class M>
+  void send(detail::Connection<M>& connection, int side, M message);
+  void close_endpoint(detail::ConnectionBase& connection, int side);
+  void unlisten(NodeId node, std::uint16_t port, detail::ListenerBase* listener);
+  Simulation& sim() const { return sim_; }
+
+ private:
+  struct ConnectAttempt;
+
+  void schedule_delivery(detail::ConnectionBase& connection, int direction);
+  void stall(detail::ConnectionBase& connection, int direction);
+  void release_if_finished(detail::ConnectionBase& connection);
+  void resume_stalled();
+  void reset_connection(detail::ConnectionBase& connection, int dead_side);
+  Duration draw_latency(SmallRng& rng) const;
+  std::uint64_t connection_seed(NodeId client, NodeId server);
+  template <class M>
+  detail::Connection<M>& open_connection(NodeId client, NodeId server);
+
+  Simulation& sim_;
+  std::uint8_t delivery_kind_;
+  Duration latency_min_ = 1ms;
+  Duration latency_max_ = 1ms;
+  Reachability reachability_;
+  std::vector<std::unique_ptr<detail::ConnectionBase>> connections_;
+  std::vector<std::uint32_t> generations_;  // per index, survives reuse
+  std::vector<std::uint32_t> free_indexes_;
+  std::vector<std::pair<std::uint32_t, int>> stalled_;  // (connection index, direction)
+  std::map<std::pair<NodeId, std::uint16_t>, detail::ListenerBase*> listeners_;
+  std::map<std::pair<NodeId, NodeId>, std::uint32_t> connections_between_;
+  NetworkStats stats_;
+};
+
+// One end of a connection, owned by the coroutine (or the node state) that uses it. Destroying it
+// closes it: with a FIN if the process is exiting or closing, silently if its machine lost power.
+template <class M>
+class Socket {
+ public:
+  Socket() = default;
+  Socket(Network& network, std::uint32_t index, std::uint32_t generation, int side)
+      : network_(&network), index_(index), generation_(generation), side_(static_cast<std::uint8_t>(side)) {}
+  Socket(Socket&& other) noexcept
+      : network_(std::exchange(other.network_, nullptr)), index_(other.index_), generation_(other.generation_), side_(other.side_) {}
+  Socket& operator=(Socket&& other) noexcept {
+    if (this != &other) {
+      close();
+      network_ = std::exchange(other.network_, nullptr);
+      index_ = other.index_;
+      generation_ = other.generation_;
+      side_ = other.side_;
+    }
+    return *this;
+  }
+  Socket(const Socket&) = delete;
+  ~Socket() { close(); }
+
+  bool valid() const { return network_ != nullptr; }
+  // Our side is open and the peer's close has not arrived.
+  bool open() const {
+    detail::Connection<M>* connection = resolve();
+    return connection != nullptr && connection->ends[side_].open && !connection->ends[side_].peer_closed;
+  }
+  NodeId peer() const {
+    detail::Connection<M>* connection = resolve();
+    return connection != nullptr ? connection->ends[1 - side_].node : no_node;
+  }
+  std::uint32_t id() const { return index_; }
+
+  // Non-blocking, like a write into the kernel's send buffer. False if this side is closed.
+  bool send(M message) {
+    detail::Connection<M>* connection = resolve();
+    if (connection == nullptr || !connection->ends[side_].open) return false;
+    network_->send(*connection, side_, std::move(message));
+    return true;
+  }
+
+  // From now on, what this socket receives (and its close) arrives in `inbox`.
+  void attach(Inbox<M>& inbox) {
+    detail::Connection<M>* connection = resolve();
+    ELECTSIM_ASSERT(connection != nullptr);
+    detail::Endpoint& end = connection->ends[side_];
+    ELECTSIM_ASSERT(end.inbox == nullptr);
+    NodeId from = connection->ends[1 - side_].node;
+    Ring<M>& buffered = connection->received(side_);
+    while (!buffered.empty()) inbox.deliver(Envelope<M>{index_, from, buffered.pop_front()}, false);
+    if (end.peer_closed) inbox.deliver(Envelope<M>{index_, from, std::nullopt}, false);
+    end.inbox = &inbox;
+    inbox.attached(*network_, index_, generation_, side_);
+  }
+
+  void close() {
+    if (network_ == nullptr) return;
+    if (detail::ConnectionBase* connection = network_->connection(index_, generation_)) {
+      network_->close_endpoint(*connection, side_);
+    }
+    network_ = nullptr;
+  }
+
+  class ReceiveAwaiter {
+   public:
+    ReceiveAwaiter(Socket& socket, std::optional<Instant> deadline)
+        : socket_(socket), group_(socket.network_->sim()), deadline_(deadline) {}
+    ReceiveAwaiter(const ReceiveAwaiter&) = delete;
+    bool await_ready() {
+      detail::Connection<M>* connection = socket_.resolve();
+      return connection == nullptr || !connection->received(socket_.side_).empty() || !connection->ends[socket_.side_].open ||
+             connection->ends[socket_.side_].peer_closed;
+    }
+    void await_suspend(std::coroutine_handle<> handle) {
+      group_.suspend(handle);
+      entry_.group = &group_;
+      entry_.slot = &result_;
+      detail::Endpoint& end = socket_.resolve()->ends[socket_.side_];
+      ELECTSIM_ASSERT_MSG(end.inbox == nullptr, "a socket attached to an inbox is read through the inbox");
+      end.receivers.push_back(entry_);
+      if (deadline_) group_.arm_deadline(*deadline_);
+    }
+    Received<M> await_resume() {
+      entry_.unlink();
+      if (result_) return std::move(result_);
+      detail::Connection<M>* connection = socket_.resolve();
+      if (connection != nullptr && !connection->received(socket_.side_).empty()) {
+        result_.status = Received<M>::Status::message;
+        result_.message = connection->received(socket_.side_).pop_front();
+        return std::move(result_);
+      }
+      bool closed = connection == nullptr || !connection->ends[socket_.side_].open || connection->ends[socket_.side_].peer_closed;
+      result_.status = closed ? Received<M>::Status::closed : Received<M>::Status::timed_out;
+      return std::move(result_);
+    }
+
+   private:
+    Socket& socket_;
+    WaitGroup group_;
+    WaitEntry entry_;
+    Received<M> result_;
+    std::optional<Instant> deadline_;
+  };
+
+  // co_await socket.receive() -> Received<M>: a message, or closed.
+  ReceiveAwaiter receive() { return ReceiveAwaiter(*this, std::nullopt); }
+  // co_await socket.receive(timeout) -> Received<M>: a message, closed, or timed out.
+  ReceiveAwaiter receive(Duration timeout) { return ReceiveAwaiter(*this, network_->sim().now() + timeout); }
+
+ private:
+  detail::Connection<M>* resolve() const {
+    if (network_ == nullptr) return nullptr;
+    return static_cast<detail::Connection<M>*>(network_->connection(index_, generation_));
+  }
+
+  Network* network_ = nullptr;
+  std::uint32_t index_ = 0;
+  std::uint32_t generation_ = 0;
+  std::uint8_t side_ = 0;
+};
+
+// A listening port. Destroying it stops accepting; connections already accepted stay open.
+template <class M>
+class Listener {
+  struct State final : detail::ListenerBase {
+    State(Network& network, NodeId node, std::uint16_t port)
+        : network(network), node(node), port(port), backlog(network.sim(), 1024) {
+      message_type = detail::message_type_tag<M>();
+    }
+    void accepted(std::uint32_t index, std::uint32_t generation) override {
+      if (!backlog.push(Socket<M>(network, index, generation, 1))) {
+        // A full backlog drops the connection, as an overflowing accept queue does.
+      }
+    }
+    Network& network;
+    NodeId node;
+    std::uint16_t port;
+    Queue<Socket<M>> backlog;
+  };
+
+ public:
+  Listener() = default;
+  Listener(Network& network, NodeId node, std::uint16_t port) : state_(std::make_unique<State>(network, node, port)) {}
+  Listener(Listener&&) noexcept = default;
+  Listener& operator=(Listener&& other) noexcept {
+    stop();
+    state_ = std::move(other.state_);
+    return *this;
+  }
+  ~Listener() { stop(); }
+
+  bool listening() const { return state_ != nullptr; }
+  detail::ListenerBase* base() const { return state_.get(); }
+  // co_await listener.accept() -> Socket<M>
+  auto accept() { return state_->backlog.pop(); }
+
+ private:
+  void stop() {
+    if (state_ == nullptr) return;
+    state_->network.unlisten(state_->node, state_->port, state_.get());
+    state_.reset();
+  }
+  std::unique_ptr<State> state_;
+};
+
+// ---- template definitions ----
+
+template <class M>
+Inbox<M>::~Inbox() {
+  if (network_ == nullptr) return;
+  for (auto [index, generation, side] : attached_) {
+    if (detail::ConnectionBase* connection = network_->connection(index, generation)) {
+      if (connection->ends[static_cast<std::size_t>(side)].inbox == this) connection->ends[static_cast<std::size_t>(side)].inbox = nullptr;
+    }
+  }
+}
+
+template <class M>
+Listener<M> Network::listen(NodeId node, std::uint16_t port) {
+  auto key = std::make_pair(node, port);
+  ELECTSIM_ASSERT_MSG(!listeners_.contains(key), "port " + std::to_string(port) + " is already in use on " + sim_.node(node).name());
+  Listener<M> listener(*this, node, port);
+  listeners_[key] = listener.base();
+  return listener;
+}
+
+template <class M>
+detail::Connection<M>& Network::open_connection(NodeId client, NodeId server) {
+  std::uint32_t index;
+  if (!free_indexes_.empty()) {
+    index = free_indexes_.back();
+    free_indexes_.pop_back();
+  } else {
+    index = static_cast<std::uint32_t>(connections_.size());
+    connections_.emplace_back();
+    generations_.push_back(0);
+  }
+  std::uint32_t generation = ++generations_[index];
+  auto connection = std::make_unique<detail::Connection<M>>(index, generation, client, server, connection_seed(client, server));
+  detail::Connection<M>& reference = *connection;
+  connections_[index] = std::move(connection);
+  stats_.connections_opened++;
+  return reference;
+}
+
+template <class M>
+void Network::send(detail::Connection<M>& connection, int side, M message) {
+  stats_.messages_sent++;
+  connection.push(side, std::move(message));
+  schedule_delivery(connection, side);
+}
+
+inline Duration Network::draw_latency(SmallRng& rng) const {
+  return Duration{rng.uniform(latency_min_.count(), latency_max_.count())};
+}
+
+inline void Network::schedule_delivery(detail::ConnectionBase& connection, int direction) {
+  detail::Direction& way = connection.directions[static_cast<std::size_t>(direction)];
+  // FIFO: never deliver before the previous message on this direction.
+  Instant at = std::max(sim_.now() + draw_latency(connection.rng), way.last_delivery);
+  way.last_delivery = at;
+  sim_.schedule_handler(at, delivery_kind_, connection.index * 2 + static_cast<std::uint32_t>(direction), connection.generation);
+}
+
+struct Network::ConnectAttempt {
+  bool waiting = true;  // the caller still wants the connection
+  std::optional<Promise<std::optional<std::pair<std::uint32_t, std::uint32_t>>>> promise;
+  std::function<void(std::uint32_t, std::uint32_t)> accept;  // hands the server side to its listener
+};
+
+template <class M>
+Task<std::optional<Socket<M>>> Network::connect(NodeId to, std::uint16_t port, Duration timeout) {
+  NodeId from = sim_.current_node();
+  ELECTSIM_ASSERT_MSG(from != no_node, "connect() must be called from a node's coroutine");
+  auto attempt = std::make_shared<ConnectAttempt>();
+  attempt->promise.emplace();
+  auto outcome = attempt->promise->get_future();
+  // The caller's frame may be destroyed (a crash) while the handshake is under way.
+  struct Abandon {
+    std::shared_ptr<ConnectAttempt> attempt;
+    ~Abandon() { attempt->waiting = false; }
+  } abandon{attempt};
+
+  SmallRng handshake_rng(connection_seed(from, to) ^ 0x5eedULL);
+  Duration there = draw_latency(handshake_rng);
+  Duration back = draw_latency(handshake_rng);
+  sim_.schedule_callback(sim_.now() + there, no_node, [this, attempt, from, to, port, back] {
+    // The SYN arrives, or vanishes into a cut link or a dark machine.
+    if (!reachable(from, to) || !sim_.node(to).machine_on()) return;
+    auto listener = listeners_.find({to, port});
+    bool listening = listener != listeners_.end() && sim_.node(to).up() &&
+                     listener->second->message_type == detail::message_type_tag<M>();
+    std::optional<std::pair<std::uint32_t, std::uint32_t>> established;
+    if (listening) {
+      detail::Connection<M>& connection = open_connection<M>(from, to);
+      established = std::make_pair(connection.index, connection.generation);
+      listener->second->accepted(connection.index, connection.generation);
+    }
+    sim_.schedule_callback(sim_.now() + back, no_node, [this, attempt, from, to, established] {
+      // The SYN-ACK (or RST) comes back, unless the way back is cut.
+      if (!reachable(to, from)) {
+        if (established) {
+          if (auto* connection = this->connection(established->first, established->second)) {
+            connection->ends[0].open = false;  // the client never learns of it
+            release_if_finished(*connection);
+          }
+        }
+        return;
+      }
+      if (attempt->waiting && attempt->promise && !attempt->promise->fulfilled()) {
+        attempt->promise->set_value(established);
+        return;
+      }
+      if (established) {
+        // The caller gave up: its kernel answers the late SYN-ACK with a reset.
+        if (auto* connection = this->connection(established->first, established->second)) close_endpoint(*connection, 0);
+      }
+    });
+  });
+
+  auto result = co_await outcome.wait_for(sim_, timeout);
+  attempt->waiting = false;
+  if (!result.has_value() || !result->has_value()) co_return std::nullopt;  // timed out, or refused
+  auto [index, generation] = **result;
+  if (connection(index, generation) == nullptr) co_return std::nullopt;
+  co_return Socket<M>(*this, index, generation, 0);
+}
+
+}  // namespace sim

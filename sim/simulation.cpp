@@ -1,0 +1,244 @@
+#include "sim/simulation.h"
+
+#include <algorithm>
+
+#include "sim/network.h"
+#include "sim/node.h"
+
+namespace sim {
+
+Simulation::Simulation(std::uint64_t seed, SimulationLimits limits)
+    : random_(seed), limits_(limits), trace_(*this), network_(std::make_unique<Network>(*this)) {
+  resume_slots_.reserve(1024);
+}
+
+Simulation::~Simulation() {
+  // Tear every node down before the network and the queue go away: destroying a frame may close a
+  // socket, which must find the network still there (and schedules nothing while tearing down).
+  tearing_down_ = true;
+  for (auto& node : nodes_) node->processes_.reset();
+  nodes_.clear();
+  network_.reset();
+}
+
+void Simulation::adopt_node(std::unique_ptr<Node> node) {
+  if (nodes_.size() >= limits_.max_nodes) {
+    throw LimitExceeded("max-nodes", "the simulation has more than " + std::to_string(limits_.max_nodes) + " nodes");
+  }
+  ELECTSIM_ASSERT(node->id() == nodes_.size());
+  nodes_.push_back(std::move(node));
+  runtime_.emplace_back();
+  network_->node_added(static_cast<NodeId>(nodes_.size() - 1));
+}
+
+Node& Simulation::node(NodeId id) {
+  ELECTSIM_ASSERT(id < nodes_.size());
+  return *nodes_[id];
+}
+
+const Node& Simulation::node(NodeId id) const {
+  ELECTSIM_ASSERT(id < nodes_.size());
+  return *nodes_[id];
+}
+
+void Simulation::queue_full() {
+  throw LimitExceeded("max-pending-events", "more than " + std::to_string(limits_.max_pending_events) + " events pending at once");
+}
+
+std::uint32_t Simulation::allocate_resume_slot() {
+  if (free_resume_slot_ != UINT32_MAX) {
+    std::uint32_t slot = free_resume_slot_;
+    free_resume_slot_ = resume_slots_[slot].next_free;
+    return slot;
+  }
+  resume_slots_.emplace_back();
+  return static_cast<std::uint32_t>(resume_slots_.size() - 1);
+}
+
+std::uint32_t Simulation::allocate_callback_slot() {
+  if (free_callback_slot_ != UINT32_MAX) {
+    std::uint32_t slot = free_callback_slot_;
+    free_callback_slot_ = callback_slots_[slot].next_free;
+    return slot;
+  }
+  callback_slots_.emplace_back();
+  return static_cast<std::uint32_t>(callback_slots_.size() - 1);
+}
+
+EventToken Simulation::schedule_resume(Instant at, std::coroutine_handle<> handle, NodeId node) {
+  ELECTSIM_ASSERT(handle);
+  ELECTSIM_ASSERT(at >= now_);
+  std::uint32_t slot = allocate_resume_slot();
+  ResumeSlot& entry = resume_slots_[slot];
+  entry.handle = handle;
+  entry.node = node;
+  push(Event{nanos(at), next_key(static_cast<std::uint8_t>(EventKind::resume)), slot, entry.generation});
+  return EventToken{slot, entry.generation};
+}
+
+void Simulation::cancel_slow(EventToken& token) {
+  // Callback tokens carry the top bit; the rest are resume slots.
+  if (token.slot & 0x80000000u) {
+    std::uint32_t slot = token.slot & 0x7fffffffu;
+    CallbackSlot& entry = callback_slots_[slot];
+    if (entry.generation == token.generation) {
+      entry.generation++;
+      entry.callback = nullptr;
+      entry.next_free = free_callback_slot_;
+      free_callback_slot_ = slot;
+    }
+  } else {
+    ResumeSlot& entry = resume_slots_[token.slot];
+    if (entry.generation == token.generation) {
+      entry.generation++;
+      entry.handle = {};
+      entry.next_free = free_resume_slot_;
+      free_resume_slot_ = token.slot;
+    }
+  }
+  token = {};
+}
+
+EventToken Simulation::schedule_callback(Instant at, NodeId node, std::function<void()> callback) {
+  ELECTSIM_ASSERT(at >= now_);
+  ELECTSIM_ASSERT(callback);
+  std::uint32_t slot = allocate_callback_slot();
+  ELECTSIM_ASSERT(slot < 0x80000000u);
+  CallbackSlot& entry = callback_slots_[slot];
+  entry.callback = std::move(callback);
+  entry.node = node;
+  entry.incarnation = node == no_node ? 0 : runtime_[node].incarnation;
+  push(Event{nanos(at), next_key(static_cast<std::uint8_t>(EventKind::callback)), slot, entry.generation});
+  return EventToken{slot | 0x80000000u, entry.generation};
+}
+
+std::uint8_t Simulation::register_handler(EventHandler* handler) {
+  ELECTSIM_ASSERT(handler != nullptr);
+  ELECTSIM_ASSERT(handlers_.size() < 200);
+  handlers_.push_back(handler);
+  return static_cast<std::uint8_t>(static_cast<std::size_t>(EventKind::first_handler) + handlers_.size() - 1);
+}
+
+bool Simulation::step() {
+  while (!queue_.empty()) {
+    Event event = queue_.pop();
+    ELECTSIM_ASSERT(event.at >= nanos(now_));
+    now_ = Instant{Duration{event.at}};
+    dispatch(event);
+    return true;
+  }
+  return false;
+}
+
+void Simulation::run_until(Instant end) {
+  stop_requested_ = false;
+  while (!queue_.empty() && !stop_requested_ && queue_.top_time() <= nanos(end)) {
+    if (events_processed_ >= limits_.max_events) {
+      throw LimitExceeded("max-events", "the run reached its limit of " + std::to_string(limits_.max_events) + " events");
+    }
+    Event event = queue_.pop();
+    now_ = Instant{Duration{event.at}};
+    dispatch(event);
+  }
+  if (failure_) std::rethrow_exception(failure_);
+  if (!stop_requested_ && end > now_) now_ = end;
+}
+
+void Simulation::dispatch(const Event& event) {
+  switch (event.kind()) {
+    case static_cast<std::uint8_t>(EventKind::resume): dispatch_resume(event); return;
+    case static_cast<std::uint8_t>(EventKind::callback): dispatch_callback(event); return;
+    default: {
+      events_processed_++;
+      std::size_t index = event.kind() - static_cast<std::size_t>(EventKind::first_handler);
+      ELECTSIM_ASSERT(index < handlers_.size());
+      current_node_ = no_node;
+      handlers_[index]->handle_event(event.target, event.generation);
+      return;
+    }
+  }
+}
+
+void Simulation::dispatch_resume(const Event& event) {
+  ResumeSlot& entry = resume_slots_[event.target];
+  if (entry.generation != event.generation) return;  // cancelled
+  if (runtime_[entry.node].paused) {
+    runtime_[entry.node].deferred.push_back(event);
+    return;
+  }
+  events_processed_++;
+  std::coroutine_handle<> handle = entry.handle;
+  NodeId node = entry.node;
+  entry.generation++;
+  entry.handle = {};
+  entry.next_free = free_resume_slot_;
+  free_resume_slot_ = event.target;
+  current_node_ = node;
+  handle.resume();
+  current_node_ = no_node;
+}
+
+void Simulation::dispatch_callback(const Event& event) {
+  CallbackSlot& entry = callback_slots_[event.target];
+  if (entry.generation != event.generation) return;  // cancelled
+  if (entry.node != no_node) {
+    if (runtime_[entry.node].incarnation != entry.incarnation) {
+      // The node crashed or restarted since: the action belonged to a process that is gone.
+      EventToken token{event.target | 0x80000000u, event.generation};
+      cancel(token);
+      return;
+    }
+    if (runtime_[entry.node].paused) {
+      runtime_[entry.node].deferred.push_back(event);
+      return;
+    }
+  }
+  events_processed_++;
+  std::function<void()> callback = std::move(entry.callback);
+  NodeId node = entry.node;
+  EventToken token{event.target | 0x80000000u, event.generation};
+  cancel(token);
+  current_node_ = node;
+  callback();
+  current_node_ = no_node;
+}
+
+void Simulation::set_paused(NodeId id, bool paused) {
+  NodeRuntime& runtime = runtime_[id];
+  if (runtime.paused == paused) return;
+  runtime.paused = paused;
+  if (paused) return;
+  // Everything that came due during the pause fires now, in its original order.
+  std::vector<Event> deferred = std::move(runtime.deferred);
+  runtime.deferred.clear();
+  for (Event event : deferred) {
+    event.at = nanos(now_);
+    event.key = next_key(event.kind());
+    push(event);
+  }
+}
+
+void Simulation::node_stopped(NodeId id) {
+  NodeRuntime& runtime = runtime_[id];
+  std::vector<Event> deferred = std::move(runtime.deferred);
+  runtime.deferred.clear();
+  for (const Event& event : deferred) {
+    // Free the slots of what the stopped process was about to do; resume slots were already
+    // cancelled by the destroyed frames' awaiters, so cancelling them again is harmless.
+    bool callback = event.kind() == static_cast<std::uint8_t>(EventKind::callback);
+    EventToken token{callback ? (event.target | 0x80000000u) : event.target, event.generation};
+    cancel(token);
+  }
+  runtime.paused = false;
+  runtime.incarnation++;
+}
+
+void Simulation::report_failure(std::exception_ptr error, NodeId node) {
+  if (!failure_) {
+    failure_ = error;
+    failure_node_ = node;
+  }
+  stop_requested_ = true;
+}
+
+}  // namespace sim

@@ -1,0 +1,96 @@
+#include "sim/trace.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "sim/node.h"
+#include "sim/random.h"
+#include "sim/simulation.h"
+
+namespace sim {
+
+namespace {
+
+// One multiply-xorshift round per 64-bit word: enough to make distinct traces hash apart.
+inline std::uint64_t fold(std::uint64_t hash, std::uint64_t word) {
+  hash ^= word;
+  hash *= 0x9e3779b97f4a7c15ULL;
+  return hash ^ (hash >> 29);
+}
+
+inline std::uint64_t fold_text(std::uint64_t hash, std::string_view text) {
+  return fold(hash, stable_hash(text) ^ text.size());
+}
+
+}  // namespace
+
+const TraceField* TraceEvent::find(std::string_view key) const {
+  for (const TraceField& field : fields) {
+    if (field.key == key) return &field;
+  }
+  return nullptr;
+}
+
+std::int64_t TraceEvent::integer(std::string_view key, std::int64_t fallback) const {
+  const TraceField* field = find(key);
+  return field != nullptr && field->value.type != TraceValue::Type::text ? field->value.integer : fallback;
+}
+
+std::string_view TraceEvent::text(std::string_view key, std::string_view fallback) const {
+  const TraceField* field = find(key);
+  return field != nullptr && field->value.type == TraceValue::Type::text ? field->value.text : fallback;
+}
+
+bool TraceEvent::boolean(std::string_view key, bool fallback) const {
+  const TraceField* field = find(key);
+  return field != nullptr && field->value.type == TraceValue::Type::boolean ? field->value.integer != 0 : fallback;
+}
+
+void Trace::emit(NodeId node, std::string_view kind, std::initializer_list<TraceField> fields) {
+  emit(node, kind, std::span<const TraceField>(fields.begin(), fields.size()));
+}
+
+void Trace::emit(NodeId node, std::string_view kind, std::span<const TraceField> fields) {
+  events_++;
+  std::uint64_t hash = fold(hash_, static_cast<std::uint64_t>(nanos(sim_.now())));
+  hash = fold(hash, node);
+  hash = fold_text(hash, kind);
+  for (const TraceField& field : fields) {
+    hash = fold_text(hash, field.key);
+    hash = fold(hash, static_cast<std::uint64_t>(field.value.type));
+    hash = field.value.type == TraceValue::Type::text ? fold_text(hash, field.value.text)
+                                                      : fold(hash, static_cast<std::uint64_t>(field.value.integer));
+  }
+  hash_ = hash;
+  if (sinks_.empty()) return;
+  TraceEvent event{sim_.now(), node, kind, fields};
+  for (TraceSink* sink : sinks_) sink->on_event(event);
+}
+
+void Trace::remove_sink(TraceSink* sink) { sinks_.erase(std::remove(sinks_.begin(), sinks_.end(), sink), sinks_.end()); }
+
+std::string format_hash(std::uint64_t hash) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return text;
+}
+
+void JsonLinesSink::on_event(const TraceEvent& event) {
+  nlohmann::ordered_json line;
+  line["t"] = nanos(event.time);
+  line["node"] = event.node == no_node ? std::string("sim") : sim_.node(event.node).name();
+  line["kind"] = event.kind;
+  for (const TraceField& field : event.fields) {
+    std::string key(field.key);
+    switch (field.value.type) {
+      case TraceValue::Type::integer: line[key] = field.value.integer; break;
+      case TraceValue::Type::unsigned_integer: line[key] = static_cast<std::uint64_t>(field.value.integer); break;
+      case TraceValue::Type::boolean: line[key] = field.value.integer != 0; break;
+      case TraceValue::Type::text: line[key] = field.value.text; break;
+    }
+  }
+  out_ << line.dump() << '\n';
+}
+
+}  // namespace sim

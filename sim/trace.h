@@ -1,0 +1,99 @@
+// The trace: every meaningful step of a run as a structured event (time, node, kind, fields).
+//
+// Recording is cheap when nobody listens: emit() folds the event into a running 64-bit hash and calls
+// the subscribed sinks, if any. Field values are views into the caller's data, valid only during
+// emit(); a sink that keeps anything copies it. The hash is defined over a fixed little-endian
+// encoding, so a seed gives the same trace hash on every platform.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <ostream>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/time.h"
+
+namespace sim {
+
+using NodeId = std::uint32_t;
+class Simulation;
+
+struct TraceValue {
+  enum class Type : std::uint8_t { integer, unsigned_integer, text, boolean };
+  Type type;
+  std::int64_t integer = 0;
+  std::string_view text;
+
+  TraceValue(std::int64_t value) : type(Type::integer), integer(value) {}
+  TraceValue(std::int32_t value) : type(Type::integer), integer(value) {}
+  TraceValue(std::uint32_t value) : type(Type::integer), integer(value) {}
+  TraceValue(std::uint64_t value) : type(Type::unsigned_integer), integer(static_cast<std::int64_t>(value)) {}
+  TraceValue(bool value) : type(Type::boolean), integer(value ? 1 : 0) {}
+  TraceValue(std::string_view value) : type(Type::text), text(value) {}
+  TraceValue(const char* value) : type(Type::text), text(value) {}
+  TraceValue(const std::string& value) : type(Type::text), text(value) {}
+  TraceValue(Duration value) : type(Type::integer), integer(value.count()) {}
+};
+
+struct TraceField {
+  std::string_view key;
+  TraceValue value;
+};
+
+struct TraceEvent {
+  Instant time;
+  NodeId node;
+  std::string_view kind;
+  std::span<const TraceField> fields;
+
+  const TraceField* find(std::string_view key) const;
+  std::int64_t integer(std::string_view key, std::int64_t fallback = 0) const;
+  std::string_view text(std::string_view key, std::string_view fallback = {}) const;
+  bool boolean(std::string_view key, bool fallback = false) const;
+};
+
+class TraceSink {
+ public:
+  virtual ~TraceSink() = default;
+  virtual void on_event(const TraceEvent& event) = 0;
+};
+
+class Trace {
+ public:
+  explicit Trace(Simulation& sim) : sim_(sim) {}
+
+  void emit(NodeId node, std::string_view kind, std::initializer_list<TraceField> fields = {});
+  void emit(NodeId node, std::string_view kind, std::span<const TraceField> fields);
+
+  std::uint64_t hash() const { return hash_; }
+  std::uint64_t events() const { return events_; }
+  bool has_sinks() const { return !sinks_.empty(); }
+
+  // Sinks are not owned; they must outlive the run or be removed first.
+  void add_sink(TraceSink* sink) { sinks_.push_back(sink); }
+  void remove_sink(TraceSink* sink);
+
+ private:
+  Simulation& sim_;
+  std::uint64_t hash_ = 0xcbf29ce484222325ULL;
+  std::uint64_t events_ = 0;
+  std::vector<TraceSink*> sinks_;
+};
+
+std::string format_hash(std::uint64_t hash);  // 16 lowercase hex digits
+
+// Writes each event as one JSON object a line: {"t": ns, "node": "zk2", "kind": "...", ...fields}.
+class JsonLinesSink final : public TraceSink {
+ public:
+  JsonLinesSink(const Simulation& sim, std::ostream& out) : sim_(sim), out_(out) {}
+  void on_event(const TraceEvent& event) override;
+
+ private:
+  const Simulation& sim_;
+  std::ostream& out_;
+};
+
+}  // namespace sim
