@@ -30,5 +30,13 @@ bool parse_options(const std::string& command, const std::string& synopsis, cons
                    po::variables_map& values);
 
 int command_bench(const Arguments& arguments);
+int command_shard(const Arguments& arguments);
+int command_strategies(const Arguments& arguments);
+// `electsim bench strategies`, which command_bench dispatches to (lives in command_strategies.cpp).
+int bench_strategies(const Arguments& arguments);
+
+// Splits "a,b,c" at commas, trimming spaces around each element; "" gives no element. Empty
+// elements ("a,,b") are kept, for the caller to reject. (Defined in command_shard.cpp.)
+std::vector<std::string> split_list(const std::string& text);
 
 }  // namespace cli

@@ -16,7 +16,9 @@ struct Subcommand {
 
 const std::map<std::string, Subcommand>& subcommands() {
   static const std::map<std::string, Subcommand> table{
-      {"bench", {cli::command_bench, "benchmarks: token-storm (the engine)"}},
+      {"bench", {cli::command_bench, "benchmarks: token-storm (the engine), strategies (sharding)"}},
+      {"shard", {cli::command_shard, "one call of a sharding strategy (ElasticJob's or electsim's)"}},
+      {"strategies", {cli::command_strategies, "lists the sharding strategies"}},
   };
   return table;
 }

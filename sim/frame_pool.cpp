@@ -70,10 +70,20 @@ FramePoolStats frame_pool_stats() { return pool.stats; }
 
 std::uint64_t heap_allocations_on_this_thread() { return thread_heap_allocations; }
 
+bool heap_allocations_counted() {
+#ifdef ELECTSIM_NO_ALLOCATION_COUNTING
+  return false;
+#else
+  return true;
+#endif
+}
+
 }  // namespace sim
 
 // Global allocation counting: one thread-local increment per allocation, so tests and benchmarks can
-// assert that the event loop allocates nothing in steady state.
+// assert that the event loop allocates nothing in steady state. Sanitizer builds keep their own
+// allocator (ELECTSIM_NO_ALLOCATION_COUNTING), and the count then stays at zero.
+#ifndef ELECTSIM_NO_ALLOCATION_COUNTING
 void* operator new(std::size_t size) {
   sim::thread_heap_allocations++;
   if (size == 0) size = 1;
@@ -85,3 +95,11 @@ void operator delete(void* pointer) noexcept { std::free(pointer); }
 void operator delete[](void* pointer) noexcept { std::free(pointer); }
 void operator delete(void* pointer, std::size_t) noexcept { std::free(pointer); }
 void operator delete[](void* pointer, std::size_t) noexcept { std::free(pointer); }
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+  sim::thread_heap_allocations++;
+  return std::malloc(size == 0 ? 1 : size);
+}
+void* operator new[](std::size_t size, const std::nothrow_t& tag) noexcept { return ::operator new(size, tag); }
+void operator delete(void* pointer, const std::nothrow_t&) noexcept { std::free(pointer); }
+void operator delete[](void* pointer, const std::nothrow_t&) noexcept { std::free(pointer); }
+#endif

@@ -20,5 +20,6 @@ FramePoolStats frame_pool_stats();
 // Counts of operator new calls on this thread (the test that proves "no allocation in steady state"
 // reads it). Counting is done by the global operator new replacement in frame_pool.cpp.
 std::uint64_t heap_allocations_on_this_thread();
+bool heap_allocations_counted();  // false in sanitizer builds, which keep their own allocator
 
 }  // namespace sim

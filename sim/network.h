@@ -309,21 +309,24 @@ class Socket {
     network_ = nullptr;
   }
 
+  // Holds the connection's identity by value, not a reference to this Socket: the Socket object may
+  // be moved or reassigned to another connection while a reader is suspended.
   class ReceiveAwaiter {
    public:
-    ReceiveAwaiter(Socket& socket, std::optional<Instant> deadline)
-        : socket_(socket), group_(socket.network_->sim()), deadline_(deadline) {}
+    ReceiveAwaiter(const Socket& socket, std::optional<Instant> deadline)
+        : network_(socket.network_), index_(socket.index_), generation_(socket.generation_), side_(socket.side_),
+          group_(socket.network_->sim()), deadline_(deadline) {}
     ReceiveAwaiter(const ReceiveAwaiter&) = delete;
     bool await_ready() {
-      detail::Connection<M>* connection = socket_.resolve();
-      return connection == nullptr || !connection->received(socket_.side_).empty() || !connection->ends[socket_.side_].open ||
-             connection->ends[socket_.side_].peer_closed;
+      detail::Connection<M>* connection = resolve();
+      return connection == nullptr || !connection->received(side_).empty() || !connection->ends[side_].open ||
+             connection->ends[side_].peer_closed;
     }
     void await_suspend(std::coroutine_handle<> handle) {
       group_.suspend(handle);
       entry_.group = &group_;
       entry_.slot = &result_;
-      detail::Endpoint& end = socket_.resolve()->ends[socket_.side_];
+      detail::Endpoint& end = resolve()->ends[side_];
       ELECTSIM_ASSERT_MSG(end.inbox == nullptr, "a socket attached to an inbox is read through the inbox");
       end.receivers.push_back(entry_);
       if (deadline_) group_.arm_deadline(*deadline_);
@@ -331,29 +334,41 @@ class Socket {
     Received<M> await_resume() {
       entry_.unlink();
       if (result_) return std::move(result_);
-      detail::Connection<M>* connection = socket_.resolve();
-      if (connection != nullptr && !connection->received(socket_.side_).empty()) {
+      detail::Connection<M>* connection = resolve();
+      if (connection != nullptr && !connection->received(side_).empty()) {
         result_.status = Received<M>::Status::message;
-        result_.message = connection->received(socket_.side_).pop_front();
+        result_.message = connection->received(side_).pop_front();
         return std::move(result_);
       }
-      bool closed = connection == nullptr || !connection->ends[socket_.side_].open || connection->ends[socket_.side_].peer_closed;
+      bool closed = connection == nullptr || !connection->ends[side_].open || connection->ends[side_].peer_closed;
       result_.status = closed ? Received<M>::Status::closed : Received<M>::Status::timed_out;
       return std::move(result_);
     }
 
    private:
-    Socket& socket_;
+    detail::Connection<M>* resolve() const {
+      return static_cast<detail::Connection<M>*>(network_->connection(index_, generation_));
+    }
+    Network* network_;
+    std::uint32_t index_;
+    std::uint32_t generation_;
+    std::uint8_t side_;
     WaitGroup group_;
     WaitEntry entry_;
     Received<M> result_;
     std::optional<Instant> deadline_;
   };
 
-  // co_await socket.receive() -> Received<M>: a message, or closed.
-  ReceiveAwaiter receive() { return ReceiveAwaiter(*this, std::nullopt); }
+  // co_await socket.receive() -> Received<M>: a message, or closed. The socket must be valid.
+  ReceiveAwaiter receive() {
+    ELECTSIM_ASSERT(valid());
+    return ReceiveAwaiter(*this, std::nullopt);
+  }
   // co_await socket.receive(timeout) -> Received<M>: a message, closed, or timed out.
-  ReceiveAwaiter receive(Duration timeout) { return ReceiveAwaiter(*this, network_->sim().now() + timeout); }
+  ReceiveAwaiter receive(Duration timeout) {
+    ELECTSIM_ASSERT(valid());
+    return ReceiveAwaiter(*this, network_->sim().now() + timeout);
+  }
 
  private:
   detail::Connection<M>* resolve() const {

@@ -16,7 +16,9 @@
 #include <tuple>
 #include <utility>
 
+#include "sim/frame_pool.h"
 #include "sim/ring.h"
+#include "sim/task.h"
 #include "sim/wait.h"
 
 namespace sim {

@@ -1,0 +1,111 @@
+#include "harness/registry.h"
+
+#include "model/elasticjob/strategies/JobShardingStrategy.h"
+
+#include <algorithm>
+
+namespace harness {
+
+const std::vector<Entry>& bug_switches() {
+  static const std::vector<Entry> entries{
+      {"fle-1419-nontotal-order",
+       "ZOOKEEPER-1419: the pre-3.4.4 totalOrderPredicate, whose tie-breaks ignore the epoch; votes can cycle "
+       "and an election may not settle"},
+      {"zab-commit-without-quorum",
+       "the leader commits a proposal on its own ack, without a quorum: a leader crash loses transactions "
+       "clients saw committed"},
+      {"ej-no-has-leader-check",
+       "ElasticJob's LeaderElectionExecutionCallback without its hasLeader() check: a later latch holder "
+       "overwrites the leader"},
+      {"ej-any-node-sets-resharding-flag",
+       "ElasticJob before PR #1472: any instance sets the resharding flag, so shardings wait as in issue #1471"},
+      {"latch-ignores-connection-loss",
+       "Curator LeaderLatch keeps its leadership through SUSPENDED and LOST instead of giving it up"},
+      {"latch-watches-parent",
+       "herd effect (source 003): every contender watches the latch parent instead of its predecessor"},
+      {"latch-unprotected-create",
+       "LeaderLatch creates its node without the protected _c_ prefix: a connection loss during create "
+       "leaves an orphan node"},
+      {"curator-696-no-owner-check", "CURATOR-696: a latch node left by an old session is trusted as the caller's own"},
+      {"naive-no-anti-jitter",
+       "source 002's /master election without the 5 s anti-jitter delay that favours the previous master"},
+      {"es-2488-local-elect",
+       "Elasticsearch 1.x before the 1.4 fix (issue #2488): elect from the local, stale node list without "
+       "pinging, no join wait, single-phase publish"},
+  };
+  return entries;
+}
+
+const std::vector<Entry>& properties() {
+  static const std::vector<Entry> entries{
+      {"zab-single-leader", "no two servers lead the same epoch, and a follower only follows the leader of its epoch"},
+      {"zab-agreement",
+       "committed transactions form one agreed prefix: no two servers commit different transactions at the "
+       "same zxid, and none commits out of order"},
+      {"ephemeral-cleanup",
+       "an ephemeral node outlives its session by at most the expiry processing (deleted in the session's "
+       "close or expiry transaction)"},
+      {"watch-once", "a watch fires at most once per registration"},
+      {"job-single-leader",
+       "per job, no two live, unpaused, connected instances believe they lead at once, and every leader-only "
+       "write that commits comes from the leader node's holder at that zxid"},
+      {"full-coverage",
+       "once quiet for the settle time with an enabled instance alive, every item 0..N-1 belongs to exactly "
+       "one live instance and each fire executes every item exactly once"},
+      {"no-double-execution", "no sharding item of a job runs on two instances at overlapping times"},
+      {"eventual-leader",
+       "liveness: after the last fault heals, a leader exists within a bound derived from the timeouts"},
+      {"es-single-master", "at no instant do two Elasticsearch nodes both act as elected master"},
+      {"es-state-agreement",
+       "every node that applies a cluster-state version applies the same state for it, in version order"},
+      {"es-eventual-master",
+       "liveness: after the last fault heals, the connected nodes follow one master within a bound derived "
+       "from the ping and fault-detection timeouts"},
+  };
+  return entries;
+}
+
+const std::vector<Entry>& recipes() {
+  static const std::vector<Entry> entries{
+      {"none", "ZooKeeper alone: the ensemble, its sessions and clients, no recipe on top"},
+      {"elasticjob", "ElasticJob Lite: job leader election over a ZooKeeper latch, sharding, and scheduled execution"},
+      {"leader-latch",
+       "Curator LeaderLatch: protected ephemeral-sequential nodes, each contender watching its predecessor"},
+      {"leader-selector",
+       "Curator LeaderSelector: leadership held while takeLeadership runs, over an inter-process mutex"},
+      {"naive-master",
+       "source 002's election: contenders race to create the ephemeral /master node, with an anti-jitter "
+       "delay"},
+      {"es-zen",
+       "Elasticsearch Zen1: master election by pinging with minimum_master_nodes, two-phase cluster-state "
+       "publication"},
+  };
+  return entries;
+}
+
+const std::vector<Entry>& strategy_names() {
+  // The sharding strategies the model implements: the registry in model/elasticjob/strategies.
+  static const std::vector<Entry> entries = [] {
+    std::vector<Entry> result;
+    for (const elasticjob::JobShardingStrategy* strategy : elasticjob::allStrategies()) {
+      result.push_back(Entry{strategy->name(), strategy->description()});
+    }
+    return result;
+  }();
+  return entries;
+}
+
+namespace {
+
+bool contains(const std::vector<Entry>& entries, std::string_view name) {
+  return std::any_of(entries.begin(), entries.end(), [&](const Entry& entry) { return entry.name == name; });
+}
+
+}  // namespace
+
+bool is_known_bug(std::string_view name) { return contains(bug_switches(), name); }
+bool is_known_property(std::string_view name) { return contains(properties(), name); }
+bool is_known_recipe(std::string_view name) { return contains(recipes(), name); }
+bool is_known_strategy(std::string_view name) { return contains(strategy_names(), name); }
+
+}  // namespace harness

@@ -1,0 +1,34 @@
+// The catalogue of names a scenario file may use: bug switches, properties, recipes and sharding
+// strategies, each with a one-line summary. The parser validates against it and `electsim bugs`,
+// `electsim properties` and `electsim strategies` print it.
+//
+// The lists are the contract's names; the models and checkers that implement them live elsewhere.
+// strategy_names() is a stand-in until the strategy library's own registry is wired in: keep the two
+// in step (a test there should compare them).
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+namespace harness {
+
+struct Entry {
+  std::string_view name;
+  std::string_view summary;
+};
+
+// Switches that re-introduce a known mistake into a model; each summary names its origin.
+const std::vector<Entry>& bug_switches();
+// Properties a run can judge (docs/ defines each precisely).
+const std::vector<Entry>& properties();
+// Recipes, under their file spelling (`recipe:`).
+const std::vector<Entry>& recipes();
+// Sharding strategies, for validating a job's `strategy:`.
+const std::vector<Entry>& strategy_names();
+
+bool is_known_bug(std::string_view name);
+bool is_known_property(std::string_view name);
+bool is_known_recipe(std::string_view name);
+bool is_known_strategy(std::string_view name);
+
+}  // namespace harness

@@ -1,0 +1,43 @@
+// Node names and the fault schedule (internal to the scenario parser).
+//
+// The parts of a scenario that refer to nodes are read after the parts that say which nodes exist
+// (zookeeper.servers, instances.count, elasticsearch.nodes), whatever their order in the file.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "harness/scenario.h"
+#include "harness/scenario_yaml.h"
+
+namespace harness::scenario_yaml {
+
+enum class NodeRole { server, instance, es_node };
+
+// Which node names a scenario has: zk1..zkN, i1..iN, and es1..esN with recipe es-zen.
+class NodeCatalogue {
+ public:
+  NodeCatalogue(int servers, int instances, int es_nodes);
+
+  // The role of the node `name` names, or a ScenarioError at it saying which names exist.
+  NodeRole resolve(const Source& source, const Name& name) const;
+  // As resolve, and the node must have `role`; `context` starts the error message ("disable takes").
+  void require(const Source& source, const Name& name, NodeRole role, std::string_view context) const;
+
+  int size() const { return servers_ + instances_ + es_nodes_; }
+  // "zk1..zk3", "zk1", or "none".
+  std::string range(NodeRole role) const;
+
+ private:
+  int servers_;
+  int instances_;
+  int es_nodes_;  // 0 unless the recipe is es-zen
+};
+
+NodeCatalogue node_catalogue(const Scenario& scenario);
+
+// Reads `faults:` into scenario.faults, sorted by time (stable), checked against the rest of the
+// scenario: node names, jobs, the recipe, and the duration.
+void read_faults(const Source& source, const Field& field, Scenario& scenario);
+
+}  // namespace harness::scenario_yaml

@@ -1,0 +1,447 @@
+// The scenario file's top level and its sections. Faults and node names are in scenario_faults.cpp,
+// the strict YAML reading in scenario_yaml.cpp.
+#include "harness/scenario_parser.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "harness/registry.h"
+#include "harness/scenario_faults.h"
+#include "harness/scenario_yaml.h"
+#include "sim/assert.h"
+
+namespace harness {
+
+namespace {
+
+std::string error_text(const std::string& file, int line, int column, const std::string& message) {
+  if (line == 0) return file + ": " + message;
+  return file + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + message;
+}
+
+}  // namespace
+
+ScenarioError::ScenarioError(std::string file, int line, int column, std::string message)
+    : std::runtime_error(error_text(file, line, column, message)),
+      file_(std::move(file)),
+      line_(line),
+      column_(column),
+      message_(std::move(message)) {}
+
+namespace {
+
+using namespace scenario_yaml;
+
+std::vector<std::string_view> names_of(const std::vector<Entry>& entries) {
+  std::vector<std::string_view> names;
+  for (const Entry& entry : entries) names.push_back(entry.name);
+  return names;
+}
+
+// A name from a registry list, else "unknown <noun> 'x'" with a suggestion or `listed_by`.
+void require_known(const Source& source, const Name& name, const std::vector<Entry>& entries, std::string_view noun,
+                   std::string_view listed_by) {
+  std::vector<std::string_view> names = names_of(entries);
+  if (std::find(names.begin(), names.end(), name.text) != names.end()) return;
+  std::string hint = did_you_mean(name.text, names);
+  if (hint.empty()) hint = " (" + std::string(listed_by) + " lists them)";
+  source.fail(name.mark, "unknown " + std::string(noun) + " " + shown(name.text) + hint);
+}
+
+// Instance ids and job names become znode path components (/{job}/instances/{id}).
+std::string path_component(const Source& source, const Field& field) {
+  std::string value = nonempty_text(source, field);
+  if (value.find('/') != std::string::npos) {
+    source.fail(field.mark(), field.path + " must not contain '/': it becomes part of a znode path");
+  }
+  return value;
+}
+
+StartMode start_mode(const Source& source, const Field& field) {
+  std::string value = text(source, field);
+  if (auto mode = start_mode_from_name(value)) return *mode;
+  source.fail(field.mark(),
+              "unknown start mode " + shown(value) + " for " + field.path + ": expected together or staggered");
+}
+
+// The sections whose keys are node names wait until every node count is known.
+struct NamedMaps {
+  std::optional<Field> initial_zxid;
+  std::optional<Field> ids;
+};
+
+void read_zookeeper(const Source& source, const Field& field, ZooKeeperConfig& config, NamedMaps& later) {
+  MapReader map(source, field,
+                {"servers", "tick_time", "init_limit", "sync_limit", "start", "start_interval", "initial_zxid",
+                 "min_session_timeout", "max_session_timeout"});
+  if (auto f = map.find("servers")) config.servers = static_cast<int>(integer(source, *f, 1, servers_max));
+  if (auto f = map.find("tick_time")) config.tick_time = positive_duration(source, *f);
+  if (auto f = map.find("init_limit")) config.init_limit = static_cast<int>(integer(source, *f, 1, limit_ticks_max));
+  if (auto f = map.find("sync_limit")) config.sync_limit = static_cast<int>(integer(source, *f, 1, limit_ticks_max));
+  if (auto f = map.find("start")) config.start = start_mode(source, *f);
+  if (auto f = map.find("start_interval")) config.start_interval = duration(source, *f);
+  if (auto f = map.find("initial_zxid")) later.initial_zxid = *f;
+  if (auto f = map.find("min_session_timeout")) config.min_session_timeout = positive_duration(source, *f);
+  if (auto f = map.find("max_session_timeout")) config.max_session_timeout = positive_duration(source, *f);
+  if (config.min_session_timeout && config.max_session_timeout &&
+      *config.max_session_timeout < *config.min_session_timeout) {
+    source.fail(map.find("max_session_timeout")->mark(), "zookeeper.max_session_timeout (" +
+                                                             sim::format_duration(*config.max_session_timeout) +
+                                                             ") is shorter than zookeeper.min_session_timeout (" +
+                                                             sim::format_duration(*config.min_session_timeout) + ")");
+  }
+}
+
+// `latency: 2ms` (fixed) or `latency: {min: 1ms, max: 5ms, distribution: uniform}`.
+void read_latency(const Source& source, const Field& field, NetworkConfig& config) {
+  if (field.value.IsScalar()) {
+    config.latency_min = config.latency_max = positive_duration(source, field);
+    return;
+  }
+  MapReader map(source, field, {"min", "max", "distribution"});
+  if (auto f = map.find("min")) config.latency_min = positive_duration(source, *f);
+  if (auto f = map.find("max")) config.latency_max = positive_duration(source, *f);
+  if (auto f = map.find("distribution")) {
+    std::string name = text(source, *f);
+    auto distribution = distribution_from_name(name);
+    if (!distribution) {
+      source.fail(f->mark(),
+                  "unknown distribution " + shown(name) + " for " + f->path + ": only uniform is supported for now");
+    }
+    config.distribution = *distribution;
+  }
+  if (config.latency_max < config.latency_min) {
+    const Field* at = map.find("max") ? map.find("max") : map.find("min");
+    source.fail(at->mark(), "network.latency: max (" + sim::format_duration(config.latency_max) +
+                                ") is less than min (" + sim::format_duration(config.latency_min) + ")");
+  }
+}
+
+void read_network(const Source& source, const Field& field, NetworkConfig& config) {
+  MapReader map(source, field, {"latency"});
+  if (auto f = map.find("latency")) read_latency(source, *f, config);
+}
+
+void read_clients(const Source& source, const Field& field, ClientsConfig& config) {
+  MapReader map(source, field, {"session_timeout", "connect"});
+  if (auto f = map.find("session_timeout")) config.session_timeout = positive_duration(source, *f);
+  if (auto f = map.find("connect")) {
+    config.connect = text(source, *f);
+    if (config.connect != "all") {
+      source.fail(f->mark(), "unknown connect mode " + shown(config.connect) +
+                                 " for clients.connect: only all (every client gets the whole server list) is "
+                                 "supported for now");
+    }
+  }
+}
+
+void read_instances(const Source& source, const Field& field, InstancesConfig& config, NamedMaps& later) {
+  MapReader map(source, field, {"count", "ids", "start", "start_interval"});
+  if (auto f = map.find("count")) config.count = static_cast<int>(integer(source, *f, 0, instances_max));
+  if (auto f = map.find("ids")) later.ids = *f;
+  if (auto f = map.find("start")) config.start = start_mode(source, *f);
+  if (auto f = map.find("start_interval")) config.start_interval = duration(source, *f);
+}
+
+// A mapping from node names of one role to values: `initial_zxid: {zk2: 0x100000005}`. MapReader does
+// not fit: the allowed keys depend on the counts, and an unknown one deserves NodeCatalogue's message.
+template <typename ReadValue>
+auto read_by_node(const Source& source, const Field& field, const NodeCatalogue& nodes, NodeRole role,
+                  ReadValue read_value) {
+  std::map<std::string, decltype(read_value(field))> values;
+  if (field.value.IsNull()) return values;
+  if (!field.value.IsMap()) {
+    source.fail(field.mark(), field.path + " must be a mapping from node names to values, got a " +
+                                  (field.value.IsSequence() ? "list" : "single value"));
+  }
+  // Ends at the first unknown or repeated name, so it runs at most once per node.
+  for (const auto& pair : field.value) {
+    Name name = item_name(source, pair.first, "a node name");
+    nodes.require(source, name, role, field.path + " takes");
+    if (values.contains(name.text)) source.fail(name.mark, "duplicate key " + shown(name.text) + " in " + field.path);
+    Field entry{name.text, field.path + "." + name.text, pair.first, pair.second};
+    values.emplace(name.text, read_value(entry));
+  }
+  return values;
+}
+
+void read_named_maps(const Source& source, const NamedMaps& later, Scenario& scenario) {
+  NodeCatalogue nodes = node_catalogue(scenario);
+  if (later.initial_zxid) {
+    scenario.zookeeper.initial_zxid =
+        read_by_node(source, *later.initial_zxid, nodes, NodeRole::server,
+                     [&](const Field& entry) { return integer(source, entry, 0, INT64_MAX); });
+  }
+  if (!later.ids) return;
+  scenario.instances.ids = read_by_node(source, *later.ids, nodes, NodeRole::instance,
+                                        [&](const Field& entry) { return path_component(source, entry); });
+  // Two instances with one id would share one /instances/{id} node; refuse it here rather than let
+  // the run show a confusing takeover. Explicit ids may also collide with another's default id.
+  std::map<std::string, int> numbers_by_id;
+  for (int number = 1; number <= scenario.instances.count; number++) {
+    auto [earlier, inserted] = numbers_by_id.emplace(instance_id(scenario, number), number);
+    if (inserted) continue;
+    std::string name = instance_name(number);
+    bool this_explicit = scenario.instances.ids.contains(name);
+    std::string at = this_explicit ? name : instance_name(earlier->second);
+    YAML::Node value = later.ids->value[at];
+    source.fail(value.Mark(), "instance id " + shown(earlier->first) + " is used by both " +
+                                  instance_name(earlier->second) + " and " + name + "; instance ids must be unique");
+  }
+}
+
+JobConfig read_job(const Source& source, const YAML::Node& item) {
+  if (!item.IsMap()) source.fail(item.Mark(), "a job must be a mapping with at least name and sharding_total_count");
+  MapReader map(source, item, "jobs",
+                {"name", "sharding_total_count", "strategy", "fire_interval", "execution_time", "monitor_execution"});
+  JobConfig job;
+  job.name = path_component(source, map.require("name"));
+  job.sharding_total_count =
+      static_cast<int>(integer(source, map.require("sharding_total_count"), 1, sharding_total_count_max));
+  if (auto f = map.find("strategy")) {
+    job.strategy = text(source, *f);
+    require_known(source, Name{job.strategy, f->mark()}, strategy_names(), "strategy", "electsim strategies");
+  }
+  if (auto f = map.find("fire_interval")) job.fire_interval = positive_duration(source, *f);
+  if (auto f = map.find("execution_time")) {
+    if (f->value.IsScalar()) {
+      job.execution_time_min = job.execution_time_max = duration(source, *f);
+    } else {
+      MapReader range(source, *f, {"min", "max"});
+      job.execution_time_min = duration(source, range.require("min"));
+      job.execution_time_max = duration(source, range.require("max"));
+      if (job.execution_time_max < job.execution_time_min) {
+        source.fail(range.find("max")->mark(),
+                    "jobs.execution_time: max (" + sim::format_duration(job.execution_time_max) +
+                        ") is less than min (" + sim::format_duration(job.execution_time_min) + ")");
+      }
+    }
+  }
+  if (auto f = map.find("monitor_execution")) job.monitor_execution = boolean(source, *f);
+  return job;
+}
+
+void read_jobs(const Source& source, const Field& field, Scenario& scenario) {
+  YAML::Node items = sequence(source, field, jobs_max);
+  if (items.size() > 0 && scenario.recipe != Recipe::elasticjob) {
+    source.fail(field.key.Mark(),
+                "jobs are for recipe elasticjob only, but the recipe is " + std::string(recipe_name(scenario.recipe)));
+  }
+  std::vector<YAML::Mark> marks;
+  for (const YAML::Node& item : items) {
+    JobConfig job = read_job(source, item);
+    for (std::size_t i = 0; i < scenario.jobs.size(); i++) {
+      if (scenario.jobs[i].name != job.name) continue;
+      source.fail(item["name"].Mark(), "two jobs are named " + shown(job.name) + " (the first at line " +
+                                           std::to_string(marks[i].line + 1) + "); job names must be unique");
+    }
+    marks.push_back(item.Mark());
+    scenario.jobs.push_back(std::move(job));
+  }
+}
+
+void read_cluster_tasks(const Source& source, const Field& field, ClusterTasksConfig& config) {
+  MapReader map(source, field, {"rate", "priorities"});
+  if (auto f = map.find("rate")) config.rate = number(source, *f, 0, cluster_task_rate_max);
+  if (auto f = map.find("priorities")) {
+    std::vector<Name> names = unique_names(source, *f, es_priorities_count);
+    if (names.empty()) source.fail(f->mark(), f->path + " must name at least one priority");
+    config.priorities.clear();
+    for (const Name& name : names) {
+      auto priority = es_priority_from_name(name.text);
+      if (!priority) {
+        source.fail(name.mark, "unknown priority " + shown(name.text) +
+                                   ": expected IMMEDIATE, URGENT, HIGH, NORMAL, LOW or LANGUID");
+      }
+      config.priorities.push_back(*priority);
+    }
+  }
+}
+
+ElasticsearchConfig read_elasticsearch(const Source& source, const Field& field) {
+  MapReader map(source, field,
+                {"nodes", "minimum_master_nodes", "ping_timeout", "commit_timeout", "publish_timeout",
+                 "fd_ping_interval", "fd_ping_timeout", "fd_ping_retries", "cluster_tasks"});
+  ElasticsearchConfig config;
+  if (auto f = map.find("nodes")) config.nodes = static_cast<int>(integer(source, *f, 1, es_nodes_max));
+  // Below a quorum is allowed: that is the misconfiguration behind many split brains. Above the node
+  // count no master could ever be elected, which is a mistake in the file rather than a scenario.
+  if (auto f = map.find("minimum_master_nodes")) {
+    config.minimum_master_nodes = static_cast<int>(integer(source, *f, 1, config.nodes));
+  } else if (config.minimum_master_nodes > config.nodes) {
+    source.fail(map.find("nodes")->mark(), "elasticsearch.minimum_master_nodes is " +
+                                               std::to_string(config.minimum_master_nodes) +
+                                               " (the default), more than elasticsearch.nodes; set it too");
+  }
+  if (auto f = map.find("ping_timeout")) config.ping_timeout = positive_duration(source, *f);
+  if (auto f = map.find("commit_timeout")) config.commit_timeout = positive_duration(source, *f);
+  if (auto f = map.find("publish_timeout")) config.publish_timeout = positive_duration(source, *f);
+  if (auto f = map.find("fd_ping_interval")) config.fd_ping_interval = positive_duration(source, *f);
+  if (auto f = map.find("fd_ping_timeout")) config.fd_ping_timeout = positive_duration(source, *f);
+  if (auto f = map.find("fd_ping_retries")) {
+    config.fd_ping_retries = static_cast<int>(integer(source, *f, 1, fd_ping_retries_max));
+  }
+  if (auto f = map.find("cluster_tasks")) read_cluster_tasks(source, *f, config.cluster_tasks);
+  return config;
+}
+
+void read_expect(const Source& source, const Field& field, Expect& expect) {
+  MapReader map(source, field, {"hold", "fail"});
+  std::vector<Name> hold;
+  std::vector<Name> fail;
+  if (auto f = map.find("hold")) hold = unique_names(source, *f, properties().size());
+  if (auto f = map.find("fail")) fail = unique_names(source, *f, properties().size());
+  for (const Name& name : hold) require_known(source, name, properties(), "property", "electsim properties");
+  for (const Name& name : fail) {
+    require_known(source, name, properties(), "property", "electsim properties");
+    auto same = [&](const Name& held) { return held.text == name.text; };
+    if (std::any_of(hold.begin(), hold.end(), same)) {
+      source.fail(name.mark, "property " + shown(name.text) + " is in both expect.hold and expect.fail");
+    }
+  }
+  for (Name& name : hold) expect.hold.push_back(std::move(name.text));
+  for (Name& name : fail) expect.fail.push_back(std::move(name.text));
+}
+
+FailureRecord read_failure(const Source& source, const Field& field) {
+  MapReader map(source, field, {"property", "trace_hash", "found_by"});
+  FailureRecord failure;
+  const Field& property = map.require("property");
+  failure.property = nonempty_text(source, property);
+  require_known(source, Name{failure.property, property.mark()}, properties(), "property", "electsim properties");
+  const Field& trace_hash = map.require("trace_hash");
+  failure.trace_hash = text(source, trace_hash);
+  bool hex = std::all_of(failure.trace_hash.begin(), failure.trace_hash.end(),
+                         [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
+  if (failure.trace_hash.size() != 16 || !hex) {
+    source.fail(trace_hash.mark(), "failure.trace_hash must be 16 hex digits, got " + shown(failure.trace_hash));
+  }
+  // electsim prints hashes in lowercase; a hand-edited uppercase one means the same hash.
+  for (char& c : failure.trace_hash) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (auto f = map.find("found_by")) failure.found_by = text(source, *f);
+  return failure;
+}
+
+Recipe read_recipe(const Source& source, const Field& field) {
+  std::string name = text(source, field);
+  if (auto recipe = recipe_from_name(name)) return *recipe;
+  std::vector<std::string_view> names = names_of(recipes());
+  std::string hint = did_you_mean(name, names);
+  if (hint.empty()) hint = ": expected " + one_of(names);
+  source.fail(field.mark(), "unknown recipe " + shown(name) + hint);
+}
+
+Scenario read_scenario(const Source& source, const YAML::Node& document) {
+  MapReader top(source, document, "",
+                {"name", "description", "seed", "duration", "recipe", "bugs", "zookeeper", "network", "clients",
+                 "instances", "jobs", "elasticsearch", "faults", "expect", "failure"});
+  Scenario scenario;
+  scenario.name = nonempty_text(source, top.require("name"));
+  if (auto f = top.find("description")) scenario.description = text(source, *f);
+  if (auto f = top.find("seed")) scenario.seed = unsigned_integer(source, *f);
+  scenario.duration = positive_duration(source, top.require("duration"));
+  if (auto f = top.find("recipe")) scenario.recipe = read_recipe(source, *f);
+  if (auto f = top.find("bugs")) {
+    for (Name& name : unique_names(source, *f, bug_switches().size())) {
+      require_known(source, name, bug_switches(), "bug switch", "electsim bugs");
+      scenario.bugs.push_back(std::move(name.text));
+    }
+  }
+
+  // Sections in dependency order, whatever their order in the file: node counts first, then what
+  // names nodes (initial_zxid, ids, faults) or jobs (faults).
+  NamedMaps later;
+  if (auto f = top.find("zookeeper")) read_zookeeper(source, *f, scenario.zookeeper, later);
+  if (auto f = top.find("network")) read_network(source, *f, scenario.network);
+  if (auto f = top.find("clients")) read_clients(source, *f, scenario.clients);
+  if (auto f = top.find("instances")) read_instances(source, *f, scenario.instances, later);
+  if (auto f = top.find("jobs")) read_jobs(source, *f, scenario);
+  const Field* elasticsearch = top.find("elasticsearch");
+  if (elasticsearch != nullptr && scenario.recipe != Recipe::es_zen) {
+    source.fail(elasticsearch->key.Mark(), "elasticsearch is for recipe es-zen only, but the recipe is " +
+                                               std::string(recipe_name(scenario.recipe)));
+  }
+  // Engaged exactly for es-zen, defaults included, so the runner never has to guess them.
+  if (scenario.recipe == Recipe::es_zen) {
+    scenario.elasticsearch = elasticsearch ? read_elasticsearch(source, *elasticsearch) : ElasticsearchConfig{};
+  }
+  read_named_maps(source, later, scenario);
+  if (auto f = top.find("faults")) read_faults(source, *f, scenario);
+  if (auto f = top.find("expect")) read_expect(source, *f, scenario.expect);
+  if (auto f = top.find("failure")) scenario.failure = read_failure(source, *f);
+  return scenario;
+}
+
+// Where the text ends, for a yaml-cpp error that carries no position.
+std::pair<int, int> end_position(std::string_view yaml) {
+  int line = 1;
+  int column = 1;
+  for (char c : yaml) {
+    if (c == '\n') {
+      line++;
+      column = 1;
+    } else {
+      column++;
+    }
+  }
+  return {line, column};
+}
+
+}  // namespace
+
+Scenario parse_scenario_text(std::string_view yaml, const std::string& file_name_for_messages) {
+  const std::string& file = file_name_for_messages;
+  if (yaml.size() > scenario_file_size_max) {
+    throw ScenarioError(file, 0, 0,
+                        "the file is " + std::to_string(yaml.size()) + " bytes, larger than the limit of " +
+                            std::to_string(scenario_file_size_max) + " bytes (1 MiB) for a scenario file");
+  }
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(std::string(yaml));
+  } catch (const YAML::Exception& error) {
+    // ParserException (bad syntax, nesting too deep, an undefined alias) and anything else yaml-cpp
+    // throws while reading: all are errors in the file, never in electsim.
+    auto [line, column] = end_position(yaml);
+    if (!error.mark.is_null()) {
+      line = error.mark.line + 1;
+      column = error.mark.column + 1;
+    }
+    throw ScenarioError(file, line, column, "YAML syntax error: " + error.msg);
+  }
+  if (documents.empty() || documents[0].IsNull()) {
+    throw ScenarioError(file, 0, 0, "the file is empty; a scenario needs at least name and duration");
+  }
+  Source source(file);
+  for (std::size_t i = 1; i < documents.size(); i++) {
+    // A trailing `---` with nothing after it is harmless; a second scenario is not.
+    if (!documents[i].IsNull())
+      source.fail(documents[i].Mark(), "a scenario file holds one YAML document, but a second one starts here");
+  }
+  return read_scenario(source, documents[0]);
+}
+
+Scenario parse_scenario_file(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error))
+    throw ScenarioError(path, 0, 0, "is a directory, not a scenario file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ScenarioError(path, 0, 0, std::string("cannot open: ") + std::strerror(errno));
+  // Read one byte past the limit, not the whole file: the file may be a pipe or huge.
+  std::string text(scenario_file_size_max + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) throw ScenarioError(path, 0, 0, std::string("cannot read: ") + std::strerror(errno));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > scenario_file_size_max) {
+    throw ScenarioError(path, 0, 0,
+                        "the file is larger than the limit of " + std::to_string(scenario_file_size_max) +
+                            " bytes (1 MiB) for a scenario file");
+  }
+  return parse_scenario_text(text, path);
+}
+
+}  // namespace harness

@@ -1,0 +1,82 @@
+// The client protocol between a ZooKeeper client (ClientCnxn) and a server (ServerCnxn):
+// ConnectRequest/ConnectResponse for the session handshake, then requests and replies matched by
+// xid, pings (xid -2), and watch notifications (xid -1). One FIFO connection per client.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "model/zk/types.h"
+
+namespace zk {
+
+inline constexpr std::int32_t notification_xid = -1;
+inline constexpr std::int32_t ping_xid = -2;
+inline constexpr std::int32_t set_watches_xid = -8;
+
+struct ConnectRequest {
+  std::int32_t protocol_version = 0;
+  Zxid last_zxid_seen = 0;
+  std::int32_t timeout_ms = 0;   // the requested session timeout (Java sends the original request)
+  SessionId session_id = 0;      // 0: a new session
+  std::uint64_t password = 0;    // generatePasswd(sessionId) for a reconnect
+};
+
+struct ConnectResponse {
+  std::int32_t protocol_version = 0;
+  std::int32_t timeout_ms = 0;  // 0: the session is expired (or the password was wrong)
+  SessionId session_id = 0;
+  std::uint64_t password = 0;
+};
+
+// One operation; a multi carries its operations in `ops`.
+struct ClientRequest {
+  std::int32_t xid = 0;
+  OpCode type = OpCode::ping;
+  std::string path;
+  std::string data;
+  CreateMode mode = CreateMode::persistent;
+  std::int32_t version = -1;
+  bool watch = false;
+  std::vector<ClientRequest> ops;
+  // SetWatches (re-registration after a reconnect)
+  Zxid relative_zxid = 0;
+  std::vector<std::string> data_watches;
+  std::vector<std::string> exist_watches;
+  std::vector<std::string> child_watches;
+};
+
+struct OpResult {
+  OpCode type = OpCode::error;
+  Code err = Code::ok;
+  std::string path;  // create
+  Stat stat;         // setData
+};
+
+struct ClientReply {
+  std::int32_t xid = 0;
+  Zxid zxid = 0;  // the server's last processed zxid after this request
+  Code err = Code::ok;
+  std::string path;  // create: the created path
+  std::string data;  // getData
+  Stat stat;
+  std::vector<std::string> children;
+  std::vector<OpResult> results;  // multi
+};
+
+struct WatcherEvent {
+  WatchedEvent event;
+};
+
+using ClientPacket = std::variant<ConnectRequest, ConnectResponse, ClientRequest, ClientReply, WatcherEvent>;
+
+// ZooKeeperServer.generatePasswd: deterministic from the session id, so any server can check it.
+constexpr std::uint64_t generate_password(SessionId session_id) {
+  auto x = static_cast<std::uint64_t>(session_id) ^ 0xB3415C00ULL;
+  x = (x ^ (x >> 33)) * 0xff51afd7ed558ccdULL;
+  return x ^ (x >> 33);
+}
+
+}  // namespace zk

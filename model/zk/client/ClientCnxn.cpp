@@ -1,0 +1,295 @@
+#include "model/zk/client/ClientCnxn.h"
+
+#include <algorithm>
+
+#include "model/zk/quorum/QuorumPeerConfig.h"
+
+namespace zk {
+
+namespace {
+constexpr sim::Duration spin_delay = 1000ms;             // StaticHostProvider.next(1000) after a full lap
+constexpr sim::Duration max_send_ping_interval = 10000ms;  // ClientCnxn.MAX_SEND_PING_INTERVAL
+constexpr sim::Duration close_timeout = 10000ms;
+}  // namespace
+
+ClientCnxn::ClientCnxn(sim::Node& owner, std::vector<sim::NodeId> servers, sim::Duration sessionTimeout, Watcher defaultWatcher,
+                       std::uint64_t seed)
+    : owner_(owner),
+      servers_(std::move(servers)),
+      sessionTimeout_(sessionTimeout),
+      defaultWatcher_(std::move(defaultWatcher)),
+      rng_(seed),
+      events_(owner.sim(), 1 << 16),
+      outgoingReady_(owner.sim()) {
+  ELECTSIM_ASSERT(!servers_.empty());
+  ELECTSIM_ASSERT(sessionTimeout > sim::Duration::zero());
+  // StaticHostProvider shuffles the connect string once.
+  for (std::size_t i = servers_.size(); i > 1; i--) std::swap(servers_[i - 1], servers_[rng_.pick(static_cast<std::uint32_t>(i))]);
+  readTimeout_ = sessionTimeout_ * 2 / 3;
+  connectTimeout_ = sessionTimeout_ / static_cast<std::int64_t>(servers_.size());
+}
+
+ClientCnxn::~ClientCnxn() { threads_.reset(); }
+
+void ClientCnxn::start() {
+  ELECTSIM_ASSERT(threads_ == nullptr);
+  threads_ = std::make_unique<sim::Scope>(sim(), owner_.id());
+  state_ = States::connecting;
+  threads_->spawn(sendThread());
+  threads_->spawn(eventThread());
+}
+
+void ClientCnxn::trace_state(const char* state) {
+  sim().trace().emit(owner_.id(), "zk.client.state", {{"state", state}, {"session", sessionId_}, {"server", currentServer_}});
+}
+
+sim::Task<ClientReply> ClientCnxn::submitRequest(ClientRequest request) {
+  if (state_ == States::closed) {
+    ClientReply expired;
+    expired.xid = request.xid;
+    expired.err = Code::session_expired;
+    co_return expired;
+  }
+  request.xid = xid_++;
+  sim::Promise<ClientReply> promise;
+  sim::Future<ClientReply> reply = promise.get_future();
+  outgoing_.push_back(Outgoing{std::move(request), std::move(promise)});
+  if (state_ == States::connected) sendOutgoing();
+  try {
+    co_return co_await reply.wait(sim());
+  } catch (const sim::BrokenPromise&) {
+    ClientReply lost;
+    lost.err = Code::connection_loss;  // the handle went away with the request
+    co_return lost;
+  }
+}
+
+void ClientCnxn::sendOutgoing() {
+  while (!outgoing_.empty()) {
+    Outgoing next = std::move(outgoing_.front());
+    outgoing_.pop_front();
+    std::int32_t xid = next.request.xid;
+    socket_.send(std::move(next.request));
+    pending_.emplace(xid, std::move(next.reply));
+    lastSend_ = sim().now();
+  }
+}
+
+void ClientCnxn::cleanup(Code reason) {
+  // Everything sent or waiting to be sent fails: the caller cannot know whether a write happened.
+  socket_.close();
+  std::map<std::int32_t, sim::Promise<ClientReply>> pending = std::move(pending_);
+  pending_.clear();
+  std::deque<Outgoing> outgoing = std::move(outgoing_);
+  outgoing_.clear();
+  for (auto& [xid, promise] : pending) {
+    ClientReply reply;
+    reply.xid = xid;
+    reply.err = reason;
+    promise.set_value(reply);
+  }
+  for (Outgoing& request : outgoing) {
+    ClientReply reply;
+    reply.xid = request.request.xid;
+    reply.err = reason;
+    request.reply.set_value(reply);
+  }
+}
+
+sim::Task<void> ClientCnxn::sendThread() {
+  while (!closing_ && state_ != States::closed) {
+    bool connected_now = co_await startConnect();
+    if (state_ == States::closed) break;
+    if (!connected_now) {
+      cleanup(Code::connection_loss);
+      continue;
+    }
+    co_await connectedLoop();
+    if (state_ == States::closed || closing_) break;
+    state_ = States::connecting;
+    cleanup(Code::connection_loss);
+    trace_state("DISCONNECTED");
+    queueSessionEvent(KeeperState::disconnected);
+  }
+}
+
+sim::Task<bool> ClientCnxn::startConnect() {
+  // StaticHostProvider.next: round robin; a full lap back to the last good server waits a second.
+  int size = static_cast<int>(servers_.size());
+  currentIndex_ = (currentIndex_ + 1) % size;
+  if (lastIndex_ == -1) {
+    lastIndex_ = 0;
+  } else if (currentIndex_ == lastIndex_) {
+    co_await sim().sleep(spin_delay);
+  }
+  // ClientCnxn.startConnect: a random pause before every attempt but the first ever.
+  if (!firstConnect_) co_await sim().sleep(std::chrono::milliseconds(rng_.uniform(0, 999)));
+  firstConnect_ = false;
+  if (closing_) co_return false;
+  currentServer_ = servers_[static_cast<std::size_t>(currentIndex_)];
+  sim::Instant attempt_start = sim().now();
+  auto socket = co_await sim().network().connect<ClientPacket>(currentServer_, client_port, connectTimeout_);
+  if (!socket) co_return false;
+  socket_ = std::move(*socket);
+
+  ConnectRequest connect;
+  connect.last_zxid_seen = lastZxid_;
+  connect.timeout_ms = static_cast<std::int32_t>(sim::millis(sessionTimeout_));
+  connect.session_id = sessionId_;
+  connect.password = password_;
+  socket_.send(connect);
+  lastSend_ = sim().now();
+  sim::Duration remaining = connectTimeout_ - (sim().now() - attempt_start);
+  if (remaining <= sim::Duration::zero()) co_return false;
+  sim::Received<ClientPacket> received = co_await socket_.receive(remaining);
+  if (!received) co_return false;  // the server is not serving (or refused us), or it was silent
+  const auto* response = std::get_if<ConnectResponse>(&*received.message);
+  if (response == nullptr) co_return false;
+
+  if (response->timeout_ms <= 0) {
+    // The session is gone: the only way a 3.8 client learns it expired.
+    state_ = States::closed;
+    trace_state("EXPIRED");
+    queueSessionEvent(KeeperState::expired);
+    cleanup(Code::session_expired);
+    co_return false;
+  }
+  negotiatedTimeout_ = std::chrono::milliseconds(response->timeout_ms);
+  readTimeout_ = negotiatedTimeout_ * 2 / 3;
+  connectTimeout_ = negotiatedTimeout_ / static_cast<std::int64_t>(servers_.size());
+  sessionId_ = response->session_id;
+  password_ = response->password;
+  lastIndex_ = currentIndex_;
+  state_ = States::connected;
+  lastHeard_ = sim().now();
+  trace_state("CONNECTED");
+  queueSessionEvent(KeeperState::sync_connected);
+
+  // primeConnection: re-register watches with the last zxid seen, ahead of any request.
+  if (!dataWatches_.empty() || !existWatches_.empty() || !childWatches_.empty()) {
+    ClientRequest setWatches;
+    setWatches.xid = set_watches_xid;
+    setWatches.type = OpCode::set_watches;
+    setWatches.relative_zxid = lastZxid_;
+    for (const auto& [path, watchers] : dataWatches_) setWatches.data_watches.push_back(path);
+    for (const auto& [path, watchers] : existWatches_) setWatches.exist_watches.push_back(path);
+    for (const auto& [path, watchers] : childWatches_) setWatches.child_watches.push_back(path);
+    socket_.send(std::move(setWatches));
+  }
+  sendOutgoing();
+  co_return true;
+}
+
+sim::Task<void> ClientCnxn::connectedLoop() {
+  while (state_ == States::connected && socket_.valid()) {
+    sim::Instant now = sim().now();
+    sim::Duration idleRecv = now - lastHeard_;
+    sim::Duration idleSend = now - lastSend_;
+    sim::Duration to = readTimeout_ - idleRecv;
+    if (to <= sim::Duration::zero()) {
+      // "Client session timed out, have not heard from server in Xms"
+      sim().trace().emit(owner_.id(), "zk.client.timeout", {{"server", currentServer_}, {"idle", idleRecv}});
+      co_return;
+    }
+    sim::Duration timeToNextPing = readTimeout_ / 2 - idleSend - (idleSend > 1000ms ? sim::Duration(1000ms) : sim::Duration(0));
+    if (timeToNextPing <= sim::Duration::zero() || idleSend > max_send_ping_interval) {
+      ClientRequest ping;
+      ping.xid = ping_xid;
+      ping.type = OpCode::ping;
+      socket_.send(std::move(ping));
+      lastSend_ = now;
+    } else {
+      to = std::min(to, timeToNextPing);
+    }
+    sim::Received<ClientPacket> received = co_await socket_.receive(to);
+    if (received.closed()) co_return;
+    if (received.timed_out()) continue;
+    lastHeard_ = sim().now();
+    readResponse(*received.message);
+  }
+}
+
+void ClientCnxn::readResponse(ClientPacket& packet) {
+  if (auto* event = std::get_if<WatcherEvent>(&packet)) {
+    std::vector<Watcher> watchers = materialize(event->event);
+    queueEvent(event->event, std::move(watchers));
+    return;
+  }
+  auto* reply = std::get_if<ClientReply>(&packet);
+  if (reply == nullptr) return;
+  if (reply->xid == ping_xid || reply->xid == set_watches_xid) return;
+  if (reply->zxid > 0) lastZxid_ = reply->zxid;
+  auto pending = pending_.find(reply->xid);
+  if (pending == pending_.end()) return;
+  sim::Promise<ClientReply> promise = std::move(pending->second);
+  pending_.erase(pending);
+  promise.set_value(std::move(*reply));
+}
+
+std::vector<Watcher> ClientCnxn::materialize(const WatchedEvent& event) {
+  // ZKWatchManager.materialize: which client-side watchers a notification reaches (and removes).
+  std::vector<Watcher> result;
+  auto take = [&](std::map<std::string, std::vector<Watcher>>& table) {
+    auto found = table.find(event.path);
+    if (found == table.end()) return;
+    for (Watcher& watcher : found->second) result.push_back(std::move(watcher));
+    table.erase(found);
+  };
+  switch (event.type) {
+    case EventType::node_created:
+    case EventType::node_data_changed:
+      take(dataWatches_);
+      take(existWatches_);
+      break;
+    case EventType::node_children_changed: take(childWatches_); break;
+    case EventType::node_deleted:
+      take(dataWatches_);
+      take(existWatches_);
+      take(childWatches_);
+      break;
+    case EventType::none: break;
+  }
+  return result;
+}
+
+void ClientCnxn::queueEvent(WatchedEvent event, std::vector<Watcher> watchers) {
+  if (watchers.empty()) return;
+  events_.push(Event{std::move(event), std::move(watchers)});
+}
+
+void ClientCnxn::queueSessionEvent(KeeperState state) {
+  // EventThread.queueEvent drops a session event equal to the last one queued.
+  if (sessionStateQueued_ && lastSessionState_ == state) return;
+  sessionStateQueued_ = true;
+  lastSessionState_ = state;
+  if (defaultWatcher_) queueEvent(WatchedEvent{EventType::none, state, ""}, {defaultWatcher_});
+}
+
+sim::Task<void> ClientCnxn::eventThread() {
+  // Events reach their watchers one at a time, in the order they arrived.
+  while (true) {
+    Event next = co_await events_.pop();
+    for (Watcher& watcher : next.watchers) watcher(next.event);
+  }
+}
+
+sim::Task<void> ClientCnxn::close() {
+  if (state_ == States::closed) co_return;
+  closing_ = true;
+  if (state_ == States::connected) {
+    ClientRequest request;
+    request.type = OpCode::close_session;
+    request.xid = xid_++;
+    sim::Promise<ClientReply> promise;
+    sim::Future<ClientReply> reply = promise.get_future();
+    pending_.emplace(request.xid, std::move(promise));
+    socket_.send(std::move(request));
+    co_await reply.wait_for(sim(), close_timeout);
+  }
+  state_ = States::closed;
+  cleanup(Code::session_expired);
+  trace_state("CLOSED");
+  queueSessionEvent(KeeperState::closed);
+}
+
+}  // namespace zk

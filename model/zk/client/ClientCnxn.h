@@ -1,0 +1,121 @@
+// ClientCnxn: the Java client's connection to the ensemble (ZooKeeper 3.8), with its SendThread
+// and EventThread.
+//
+//  - Servers are tried in a shuffled order (StaticHostProvider), with a random 0..1 s sleep before
+//    every attempt but the first and an extra second after a full unsuccessful lap.
+//  - An attempt must complete its handshake within connectTimeout = sessionTimeout / servers.
+//  - Connected, it pings after readTimeout/2 of send idleness (readTimeout = 2/3 of the negotiated
+//    timeout) and gives up on a server it has not heard from for readTimeout: Disconnected, and
+//    every pending request fails with CONNECTIONLOSS.
+//  - It learns that its session expired only when a server answers a reconnect with timeout 0:
+//    then Expired, and the handle is dead (3.8 has no client-side expiry timer).
+//  - Watches are kept here and re-registered after every reconnect (SetWatches with the last zxid
+//    seen), so the server can fire what changed meanwhile.
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "model/zk/ClientPacket.h"
+#include "sim/network.h"
+#include "sim/node.h"
+#include "sim/random.h"
+
+namespace zk {
+
+using Watcher = std::function<void(const WatchedEvent&)>;
+
+class ClientCnxn {
+ public:
+  enum class States : std::uint8_t { connecting, connected, closed, not_connected };
+
+  ClientCnxn(sim::Node& owner, std::vector<sim::NodeId> servers, sim::Duration sessionTimeout, Watcher defaultWatcher,
+             std::uint64_t seed);
+  ~ClientCnxn();
+  ClientCnxn(const ClientCnxn&) = delete;
+
+  void start();
+  // Sends closeSession if connected and waits for its reply; the handle is closed afterwards.
+  sim::Task<void> close();
+
+  States state() const { return state_; }
+  bool connected() const { return state_ == States::connected; }
+  bool closed() const { return state_ == States::closed; }
+  SessionId getSessionId() const { return sessionId_; }
+  sim::Duration getNegotiatedTimeout() const { return negotiatedTimeout_; }
+  Zxid lastZxid() const { return lastZxid_; }
+  sim::NodeId currentServer() const { return currentServer_; }
+
+  // Queues a request (sent now if connected, else once connected) and waits for its reply. A
+  // disconnect fails it with CONNECTIONLOSS; a dead handle with SESSIONEXPIRED.
+  sim::Task<ClientReply> submitRequest(ClientRequest request);
+
+  // Client-side watch registration (ZKWatchManager), done when the reply arrives.
+  void addDataWatch(const std::string& path, Watcher watcher) { dataWatches_[path].push_back(std::move(watcher)); }
+  void addExistWatch(const std::string& path, Watcher watcher) { existWatches_[path].push_back(std::move(watcher)); }
+  void addChildWatch(const std::string& path, Watcher watcher) { childWatches_[path].push_back(std::move(watcher)); }
+
+ private:
+  struct Outgoing {
+    ClientRequest request;
+    sim::Promise<ClientReply> reply;
+  };
+
+  sim::Task<void> sendThread();
+  sim::Task<void> eventThread();
+  sim::Task<bool> startConnect();
+  sim::Task<void> connectedLoop();
+  void sendOutgoing();
+  void readResponse(ClientPacket& packet);
+  void cleanup(Code reason);
+  void queueEvent(WatchedEvent event, std::vector<Watcher> watchers);
+  void queueSessionEvent(KeeperState state);
+  std::vector<Watcher> materialize(const WatchedEvent& event);
+  sim::Node& owner() const { return owner_; }
+  sim::Simulation& sim() const { return owner_.sim(); }
+  void trace_state(const char* state);
+
+  sim::Node& owner_;
+  std::vector<sim::NodeId> servers_;  // shuffled once (StaticHostProvider)
+  sim::Duration sessionTimeout_;      // requested; the ConnectRequest always carries it
+  sim::Duration negotiatedTimeout_{0};
+  sim::Duration readTimeout_;
+  sim::Duration connectTimeout_;
+  Watcher defaultWatcher_;
+  sim::Rng rng_;
+
+  States state_ = States::not_connected;
+  bool closing_ = false;
+  SessionId sessionId_ = 0;
+  std::uint64_t password_ = 0;
+  Zxid lastZxid_ = 0;
+  std::int32_t xid_ = 1;
+  int currentIndex_ = -1;
+  int lastIndex_ = -1;
+  bool firstConnect_ = true;
+  sim::NodeId currentServer_ = sim::no_node;
+  sim::Socket<ClientPacket> socket_;
+  sim::Instant lastSend_;
+  sim::Instant lastHeard_;
+
+  std::deque<Outgoing> outgoing_;                    // not sent yet
+  std::map<std::int32_t, sim::Promise<ClientReply>> pending_;  // sent, waiting for the reply
+  std::map<std::string, std::vector<Watcher>> dataWatches_;
+  std::map<std::string, std::vector<Watcher>> existWatches_;
+  std::map<std::string, std::vector<Watcher>> childWatches_;
+
+  struct Event {
+    WatchedEvent event;
+    std::vector<Watcher> watchers;
+  };
+  sim::Queue<Event> events_;
+  KeeperState lastSessionState_ = KeeperState::disconnected;
+  bool sessionStateQueued_ = false;
+  sim::Condition outgoingReady_;
+  std::unique_ptr<sim::Scope> threads_;
+};
+
+}  // namespace zk

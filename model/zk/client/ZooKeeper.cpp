@@ -1,0 +1,86 @@
+#include "model/zk/client/ZooKeeper.h"
+
+namespace zk {
+
+namespace {
+ClientRequest makeRequest(OpCode type, std::string path) {
+  ClientRequest request;
+  request.type = type;
+  request.path = std::move(path);
+  return request;
+}
+}  // namespace
+
+sim::Task<CreateResult> ZooKeeper::create(std::string path, std::string data, CreateMode mode) {
+  ClientRequest request = makeRequest(OpCode::create, std::move(path));
+  request.data = std::move(data);
+  request.mode = mode;
+  ClientReply reply = co_await cnxn_->submitRequest(std::move(request));
+  co_return CreateResult{reply.err, std::move(reply.path)};
+}
+
+sim::Task<Code> ZooKeeper::deleteNode(std::string path, std::int32_t version) {
+  ClientRequest request = makeRequest(OpCode::delete_node, std::move(path));
+  request.version = version;
+  ClientReply reply = co_await cnxn_->submitRequest(std::move(request));
+  co_return reply.err;
+}
+
+sim::Task<StatResult> ZooKeeper::exists(std::string path, Watcher watcher) {
+  ClientRequest request = makeRequest(OpCode::exists, path);
+  request.watch = static_cast<bool>(watcher);
+  ClientReply reply = co_await cnxn_->submitRequest(std::move(request));
+  // ExistsWatchRegistration: a data watch if it exists, an exist watch if it does not.
+  if (watcher && reply.err == Code::ok) cnxn_->addDataWatch(path, std::move(watcher));
+  if (watcher && reply.err == Code::no_node) cnxn_->addExistWatch(path, std::move(watcher));
+  co_return StatResult{reply.err, reply.stat};
+}
+
+sim::Task<DataResult> ZooKeeper::getData(std::string path, Watcher watcher) {
+  ClientRequest request = makeRequest(OpCode::get_data, path);
+  request.watch = static_cast<bool>(watcher);
+  ClientReply reply = co_await cnxn_->submitRequest(std::move(request));
+  if (watcher && reply.err == Code::ok) cnxn_->addDataWatch(path, std::move(watcher));
+  co_return DataResult{reply.err, std::move(reply.data), reply.stat};
+}
+
+sim::Task<ChildrenResult> ZooKeeper::getChildren(std::string path, Watcher watcher) {
+  ClientRequest request = makeRequest(OpCode::get_children, path);
+  request.watch = static_cast<bool>(watcher);
+  ClientReply reply = co_await cnxn_->submitRequest(std::move(request));
+  if (watcher && reply.err == Code::ok) cnxn_->addChildWatch(path, std::move(watcher));
+  co_return ChildrenResult{reply.err, std::move(reply.children), reply.stat};
+}
+
+sim::Task<StatResult> ZooKeeper::setData(std::string path, std::string data, std::int32_t version) {
+  ClientRequest request = makeRequest(OpCode::set_data, std::move(path));
+  request.data = std::move(data);
+  request.version = version;
+  ClientReply reply = co_await cnxn_->submitRequest(std::move(request));
+  co_return StatResult{reply.err, reply.stat};
+}
+
+sim::Task<MultiResult> ZooKeeper::multi(std::vector<Op> ops) {
+  ClientRequest request = makeRequest(OpCode::multi, "");
+  for (Op& op : ops) {
+    ClientRequest sub = makeRequest(op.type, std::move(op.path));
+    sub.data = std::move(op.data);
+    sub.mode = op.mode;
+    sub.version = op.version;
+    request.ops.push_back(std::move(sub));
+  }
+  ClientReply reply = co_await cnxn_->submitRequest(std::move(request));
+  MultiResult result{reply.err, std::move(reply.results)};
+  // The multi's outcome is its first failing op (a lost connection fails the whole call).
+  if (result.code == Code::ok) {
+    for (const OpResult& op : result.results) {
+      if (op.err != Code::ok && op.err != Code::runtime_inconsistency) {
+        result.code = op.err;
+        break;
+      }
+    }
+  }
+  co_return result;
+}
+
+}  // namespace zk

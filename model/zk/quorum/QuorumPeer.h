@@ -1,0 +1,90 @@
+// QuorumPeer: one ZooKeeper server of an ensemble (a sim::Node).
+//
+// What survives a crash is its disk (ServerDisk: epochs, txn log, snapshot); everything else lives
+// in Volatile and is rebuilt by on_start(), in ZooKeeper's start-up order: load the database,
+// check the epoch files, open the client port, start leader election, then run() — the loop that
+// looks for a leader, follows it or leads, and goes back to LOOKING whenever that role ends.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "model/zk/quorum/FastLeaderElection.h"
+#include "model/zk/quorum/QuorumCnxManager.h"
+#include "model/zk/quorum/QuorumPeerConfig.h"
+#include "model/zk/quorum/Vote.h"
+#include "model/zk/server/ServerCnxn.h"
+#include "model/zk/server/ZKDatabase.h"
+#include "sim/node.h"
+
+namespace zk {
+
+class Leader;
+class Follower;
+class ZooKeeperServer;
+
+class QuorumPeer final : public sim::Node {
+ public:
+  QuorumPeer(sim::Simulation& sim, std::string name, ServerId myid, std::shared_ptr<const QuorumPeerConfig> config);
+  ~QuorumPeer() override;
+
+  ServerId myid() const { return myid_; }
+  const QuorumPeerConfig& config() const { return *config_; }
+  sim::NodeId nodeOf(ServerId sid) const;
+  // The server's monotonic clock in ms (its phase is its own, as with real machines).
+  std::int64_t clockMs() const;
+
+  // ---- state (volatile) ----
+  ServerState getPeerState() const;
+  void setPeerState(ServerState state);
+  Vote getCurrentVote() const;
+  void setCurrentVote(const Vote& vote);
+  // ZOOKEEPER-1732: after sync a server reports the new epoch as its vote's peerEpoch.
+  void updateElectionVote(std::int64_t new_epoch);
+  // The in-memory database's last processed zxid (what this server votes with).
+  Zxid getLastLoggedZxid() const;
+  ZKDatabase& getZkDb();
+  ServerCnxnFactory& cnxnFactory();
+  // The ZooKeeperServer clients are served by, or null (setZooKeeperServer in 3.8).
+  ZooKeeperServer* getActiveServer() const;
+  void setActiveServer(ZooKeeperServer* server);
+  Leader* leader() const;
+  Follower* follower() const;
+  bool serving() const;
+
+  // ---- persistent (the epoch files: written before the value is used) ----
+  std::int64_t getCurrentEpoch() const { return disk_.current_epoch; }
+  void setCurrentEpoch(std::int64_t epoch);
+  std::int64_t getAcceptedEpoch() const { return disk_.accepted_epoch; }
+  void setAcceptedEpoch(std::int64_t epoch);
+  ServerDisk& disk() { return disk_; }
+  const ServerDisk& disk() const { return disk_; }
+
+  // A history persisted before the first start (the scenario's initial_zxid).
+  void seedHistory(Zxid last_zxid);
+
+  // Trace helpers used by the roles.
+  void traceCommit(const Txn& txn, const ProcessTxnResult& result);
+  // The process exits (System.exit in the Java code): a crash, scheduled so no frame destroys itself.
+  void exitProcess(const char* reason);
+
+ protected:
+  void on_start() override;
+  void on_stop() override;
+
+ private:
+  struct Volatile;
+  sim::Task<void> run();
+  void loadDataBase();
+
+  ServerId myid_;
+  std::shared_ptr<const QuorumPeerConfig> config_;
+  std::int64_t clock_phase_ms_;
+  ServerDisk disk_;
+  std::unique_ptr<Volatile> volatile_;
+
+  friend class Leader;
+  friend class Follower;
+};
+
+}  // namespace zk

@@ -1,0 +1,57 @@
+// The configuration of a ZooKeeper ensemble (QuorumPeerConfig / zoo.cfg) and the bug switches that
+// re-introduce known mistakes into the model. Defaults are zoo_sample.cfg's and ZooKeeper 3.8's.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model/zk/types.h"
+#include "sim/simulation.h"
+
+namespace zk {
+
+using namespace std::chrono_literals;
+
+// Known ZooKeeper bugs the model can re-introduce. All off by default.
+struct ZkBugs {
+  // ZOOKEEPER-1419: the pre-3.4.4 totalOrderPredicate, whose zxid/sid tie-breaks are not guarded by
+  // epoch equality; votes can cycle and an election may not settle.
+  bool fle_1419_nontotal_order = false;
+  // The leader commits a proposal on its own ack, without waiting for a quorum: a leader crash
+  // then loses transactions clients were told were committed.
+  bool zab_commit_without_quorum = false;
+};
+
+struct QuorumPeerConfig {
+  std::vector<sim::NodeId> servers;  // node of server sid = index + 1 (server.N in zoo.cfg)
+  sim::Duration tick_time = 2000ms;
+  std::int32_t init_limit = 10;
+  std::int32_t sync_limit = 5;
+  sim::Duration min_session_timeout{0};  // 0: 2 * tickTime (ZooKeeperServer.getMinSessionTimeout)
+  sim::Duration max_session_timeout{0};  // 0: 20 * tickTime
+  // FastLeaderElection.finalizeWait and the notification backoff bounds.
+  sim::Duration finalize_wait = 200ms;
+  sim::Duration min_notification_interval = 200ms;
+  sim::Duration max_notification_interval = 60000ms;
+  // QuorumCnxManager.cnxTO: the TCP connect timeout between election ports.
+  sim::Duration election_connect_timeout = 5000ms;
+  // How long an fsync of the txn log takes (SyncRequestProcessor's group commit). A crash loses
+  // what has not been synced.
+  sim::Duration fsync_latency = 2ms;
+  ZkBugs bugs;
+
+  std::size_t size() const { return servers.size(); }
+  // QuorumMaj: more than half of the voters.
+  bool is_quorum(std::size_t votes) const { return votes > servers.size() / 2; }
+  sim::Duration min_session() const { return min_session_timeout.count() > 0 ? min_session_timeout : 2 * tick_time; }
+  sim::Duration max_session() const { return max_session_timeout.count() > 0 ? max_session_timeout : 20 * tick_time; }
+  sim::Duration init_timeout() const { return init_limit * tick_time; }
+  sim::Duration sync_timeout() const { return sync_limit * tick_time; }
+};
+
+// Ports each server listens on (zoo.cfg: server.N=host:2888:3888, clientPort=2181).
+inline constexpr std::uint16_t client_port = 2181;
+inline constexpr std::uint16_t quorum_port = 2888;
+inline constexpr std::uint16_t election_port = 3888;
+
+}  // namespace zk

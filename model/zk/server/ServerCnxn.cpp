@@ -1,0 +1,222 @@
+#include "model/zk/server/ServerCnxn.h"
+
+#include <algorithm>
+
+#include "model/zk/quorum/QuorumPeer.h"
+#include "model/zk/server/ZooKeeperServer.h"
+
+namespace zk {
+
+namespace {
+
+// NIOServerCnxnFactory's sessionlessCnxnTimeout: a connection must say who it is within 10 s.
+constexpr sim::Duration sessionless_connection_timeout = 10s;
+
+Request toRequest(const ClientRequest& request, SessionId session, std::uint64_t owner) {
+  Request converted;
+  converted.sessionId = session;
+  converted.cxid = request.xid;
+  converted.type = request.type;
+  converted.path = request.path;
+  converted.data = request.data;
+  converted.mode = request.mode;
+  converted.version = request.version;
+  converted.owner = owner;
+  for (const ClientRequest& op : request.ops) converted.ops.push_back(toRequest(op, session, owner));
+  return converted;
+}
+
+bool isWrite(OpCode type) {
+  switch (type) {
+    case OpCode::create:
+    case OpCode::delete_node:
+    case OpCode::set_data:
+    case OpCode::check:
+    case OpCode::multi:
+    case OpCode::close_session: return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+void ServerCnxnFactory::start() { self_.spawn(acceptLoop()); }
+
+sim::Task<void> ServerCnxnFactory::acceptLoop() {
+  sim::Listener<ClientPacket> listener = self_.sim().network().listen<ClientPacket>(self_.id(), client_port);
+  while (true) {
+    sim::Socket<ClientPacket> socket = co_await listener.accept();
+    self_.spawn(serve(std::move(socket)));
+  }
+}
+
+void ServerCnxnFactory::closeAllConnections() {
+  for (auto& [id, connection] : connections_) connection.socket->close();
+}
+
+void ServerCnxnFactory::closeSession(SessionId session, std::uint64_t except) {
+  for (auto& [id, connection] : connections_) {
+    if (connection.session == session && id != except) connection.socket->close();
+  }
+}
+
+void ServerCnxnFactory::deliverWatch(const FiredWatch& watch) {
+  for (WatcherId watcher : watch.watchers) {
+    auto connection = connections_.find(watcher);
+    if (connection == connections_.end()) continue;
+    connection->second.socket->send(WatcherEvent{watch.event});
+    self_.sim().trace().emit(self_.id(), "watch.fire",
+                             {{"session", connection->second.session},
+                              {"connection", watcher},
+                              {"path", watch.event.path},
+                              {"type", event_type_name(watch.event.type)}});
+  }
+}
+
+sim::Task<void> ServerCnxnFactory::serve(sim::Socket<ClientPacket> socket) {
+  std::uint64_t id = next_connection_id_++;
+  connections_[id] = Connection{&socket, 0};
+  // Unregisters the connection and drops its watches however this coroutine ends (a crash too).
+  struct Registration {
+    ServerCnxnFactory& factory;
+    std::uint64_t id;
+    ~Registration() {
+      factory.connections_.erase(id);
+      factory.self_.getZkDb().getDataTree().removeWatcher(id);
+    }
+  } registration{*this, id};
+
+  sim::Received<ClientPacket> first = co_await socket.receive(sessionless_connection_timeout);
+  if (!first) co_return;
+  const auto* connect = std::get_if<ConnectRequest>(&*first.message);
+  if (connect == nullptr) co_return;
+  std::int32_t timeout_ms = 0;
+  SessionId session = 0;
+  if (!co_await establishSession(socket, id, *connect, timeout_ms, session)) co_return;
+  connections_[id].session = session;
+
+  while (socket.valid()) {
+    sim::Received<ClientPacket> received = co_await socket.receive();
+    if (!received) co_return;
+    auto* request = std::get_if<ClientRequest>(&*received.message);
+    if (request == nullptr) co_return;
+    ZooKeeperServer* zks = self_.getActiveServer();
+    if (zks == nullptr || !zks->isRunning()) co_return;
+    // ZooKeeperServer.touch: a request of an unknown or closing session is dropped unanswered.
+    if (!zks->touch(session, timeout_ms)) continue;
+    if (!co_await serveRequest(socket, id, *zks, session, std::move(*request))) co_return;
+  }
+}
+
+sim::Task<bool> ServerCnxnFactory::establishSession(sim::Socket<ClientPacket>& socket, std::uint64_t id,
+                                                    const ConnectRequest& connect, std::int32_t& timeout_ms, SessionId& session) {
+  ZooKeeperServer* zks = self_.getActiveServer();
+  if (zks == nullptr || !zks->isRunning()) co_return false;  // "ZooKeeperServer not running"
+  Zxid last_processed = self_.getZkDb().getDataTreeLastProcessedZxid();
+  if (connect.last_zxid_seen > last_processed) {
+    // The client has seen a newer state than ours: it must try another server.
+    self_.sim().trace().emit(self_.id(), "server.refuse", {{"client_zxid", connect.last_zxid_seen}, {"our_zxid", last_processed}});
+    co_return false;
+  }
+  const QuorumPeerConfig& config = self_.config();
+  timeout_ms = static_cast<std::int32_t>(
+      std::clamp<std::int64_t>(connect.timeout_ms, sim::millis(config.min_session()), sim::millis(config.max_session())));
+  SessionId id_of_session = connect.session_id;
+  bool valid;
+  bool created = id_of_session == 0;
+  if (created) {
+    id_of_session = zks->allocateSessionId(timeout_ms);
+    valid = co_await zks->createSession(id_of_session, timeout_ms);  // zks may be gone after this
+    if (!valid) co_return false;
+  } else {
+    closeSession(id_of_session, id);  // an older connection of the same session here goes away
+    valid = connect.password == generate_password(id_of_session) && co_await zks->revalidateSession(id_of_session, timeout_ms);
+  }
+  if (!socket.valid()) co_return false;
+  self_.sim().trace().emit(self_.id(), "server.session",
+                           {{"session", id_of_session}, {"valid", valid}, {"new", created}, {"timeout_ms", timeout_ms}});
+  ConnectResponse response;
+  response.timeout_ms = valid ? timeout_ms : 0;
+  response.session_id = valid ? id_of_session : 0;
+  response.password = valid ? generate_password(id_of_session) : 0;
+  socket.send(response);
+  session = id_of_session;
+  co_return valid;  // an invalid session's connection closes right after the response
+}
+
+ClientReply ServerCnxnFactory::serveRead(std::uint64_t id, const ClientRequest& request) {
+  DataTree& tree = self_.getZkDb().getDataTree();
+  std::optional<WatcherId> watcher;
+  if (request.watch) watcher = id;
+  ClientReply reply;
+  reply.xid = request.xid;
+  switch (request.type) {
+    case OpCode::exists: reply.err = tree.exists(request.path, watcher, &reply.stat); break;
+    case OpCode::get_data: reply.err = tree.getData(request.path, watcher, &reply.data, &reply.stat); break;
+    case OpCode::get_children: reply.err = tree.getChildren(request.path, watcher, &reply.children, &reply.stat); break;
+    default: ELECTSIM_UNREACHABLE();
+  }
+  reply.zxid = tree.getLastProcessedZxid();
+  return reply;
+}
+
+sim::Task<bool> ServerCnxnFactory::serveRequest(sim::Socket<ClientPacket>& socket, std::uint64_t id, ZooKeeperServer& zks,
+                                                SessionId session, ClientRequest request) {
+  DataTree& tree = self_.getZkDb().getDataTree();
+  if (!isWrite(request.type)) {
+    switch (request.type) {
+      case OpCode::ping: {
+        ClientReply reply;
+        reply.xid = ping_xid;
+        reply.zxid = tree.getLastProcessedZxid();
+        socket.send(reply);
+        co_return true;
+      }
+      case OpCode::set_watches: {
+        std::vector<FiredWatch> fired;
+        tree.setWatches(request.relative_zxid, request.data_watches, request.exist_watches, request.child_watches, id, &fired);
+        for (const FiredWatch& watch : fired) deliverWatch(watch);
+        ClientReply reply;
+        reply.xid = set_watches_xid;
+        socket.send(reply);
+        co_return true;
+      }
+      case OpCode::sync: {
+        // Reads are served from this server's state; sync is answered at once (simplified: the real
+        // one goes through the leader to flush the channel).
+        ClientReply reply;
+        reply.xid = request.xid;
+        reply.zxid = tree.getLastProcessedZxid();
+        socket.send(reply);
+        co_return true;
+      }
+      default: socket.send(serveRead(id, request)); co_return true;
+    }
+  }
+  // A write: through the leader, answered once committed and applied here.
+  ProcessTxnResult result;
+  try {
+    result = co_await zks.submitWrite(toRequest(request, session, static_cast<std::uint64_t>(self_.myid())));
+  } catch (const sim::BrokenPromise&) {
+    co_return false;  // the server stopped serving: the client sees its connection close
+  }
+  ClientReply reply;
+  reply.xid = request.xid;
+  reply.err = result.error;
+  reply.path = result.path;
+  reply.stat = result.stat;
+  reply.zxid = self_.getZkDb().getDataTreeLastProcessedZxid();
+  for (std::size_t i = 0; i < result.multi.size(); i++) {
+    OpResult op;
+    op.type = i < request.ops.size() ? request.ops[i].type : OpCode::error;
+    op.err = result.multi[i].error;
+    op.path = result.multi[i].path;
+    op.stat = result.multi[i].stat;
+    reply.results.push_back(std::move(op));
+  }
+  if (!socket.valid()) co_return false;
+  socket.send(reply);
+  co_return request.type != OpCode::close_session;  // after a close the connection goes
+}
+
+}  // namespace zk

@@ -1,0 +1,71 @@
+// SyncRequestProcessor: appends txns to the log and fsyncs them in groups. Only after the fsync is a
+// txn durable and acknowledged (the leader's AckRequestProcessor counts its own ack then; a
+// follower's SendAckRequestProcessor sends ACK then). A crash loses what was not yet synced; a
+// graceful shutdown flushes everything still queued (SyncRequestProcessor.shutdown).
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <memory>
+
+#include "model/zk/server/ZKDatabase.h"
+#include "sim/node.h"
+#include "sim/sync.h"
+
+namespace zk {
+
+class SyncRequestProcessor {
+ public:
+  using Synced = std::function<void(const std::shared_ptr<const Txn>&)>;
+
+  SyncRequestProcessor(sim::Simulation& sim, ServerDisk& disk, sim::Duration fsync_latency, Synced on_synced)
+      : sim_(sim), disk_(disk), fsync_latency_(fsync_latency), on_synced_(std::move(on_synced)), ready_(sim) {}
+
+  // Spawns the log writer into `scope` (the role's processes).
+  void start(sim::Scope& scope) { scope.spawn(run()); }
+  void processRequest(std::shared_ptr<const Txn> txn) {
+    ELECTSIM_ASSERT(txn != nullptr);
+    queued_.push_back(std::move(txn));
+    ready_.notify_all();
+  }
+  // Graceful shutdown: everything queued reaches the disk, nothing more is acknowledged.
+  void shutdown() {
+    for (const auto& txn : syncing_) append(txn);
+    for (const auto& txn : queued_) append(txn);
+    syncing_.clear();
+    queued_.clear();
+  }
+  std::size_t queued() const { return queued_.size() + syncing_.size(); }
+
+ private:
+  sim::Task<void> run() {
+    while (true) {
+      if (queued_.empty()) {
+        co_await ready_.wait();
+        continue;
+      }
+      // Group commit: everything queued by the time the fsync starts goes in this one.
+      syncing_ = std::move(queued_);
+      queued_.clear();
+      co_await sim_.sleep(fsync_latency_);
+      std::deque<std::shared_ptr<const Txn>> synced = std::move(syncing_);
+      syncing_.clear();
+      for (const auto& txn : synced) append(txn);
+      for (const auto& txn : synced) on_synced_(txn);
+    }
+  }
+  void append(const std::shared_ptr<const Txn>& txn) {
+    ELECTSIM_ASSERT_MSG(disk_.log.empty() || txn->header.zxid > disk_.log.back()->header.zxid, "txn log out of order");
+    disk_.log.push_back(txn);
+  }
+
+  sim::Simulation& sim_;
+  ServerDisk& disk_;
+  sim::Duration fsync_latency_;
+  Synced on_synced_;
+  std::deque<std::shared_ptr<const Txn>> queued_;
+  std::deque<std::shared_ptr<const Txn>> syncing_;  // in the fsync now
+  sim::Condition ready_;
+};
+
+}  // namespace zk

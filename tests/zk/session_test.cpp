@@ -1,0 +1,222 @@
+// Sessions, ephemerals and watches through the client, against ZooKeeper 3.8's behaviour.
+#include <gtest/gtest.h>
+
+#include "model/zk/Ensemble.h"
+#include "model/zk/client/ZooKeeper.h"
+#include "sim/network.h"
+
+namespace {
+
+using namespace std::chrono_literals;
+
+// A client process running a script against its ZooKeeper handle.
+class ClientNode final : public sim::Node {
+ public:
+  using Script = std::function<sim::Task<void>(ClientNode&)>;
+  ClientNode(sim::Simulation& sim, std::string name, std::vector<sim::NodeId> servers, sim::Duration timeout, Script script)
+      : Node(sim, std::move(name)), servers_(std::move(servers)), timeout_(timeout), script_(std::move(script)) {}
+
+  zk::ZooKeeper& zk() { return *zk_; }
+  std::vector<std::pair<sim::Instant, std::string>> log;
+  void record(std::string what) { log.emplace_back(sim().now(), std::move(what)); }
+  bool has(const std::string& what) const {
+    return std::any_of(log.begin(), log.end(), [&](const auto& entry) { return entry.second == what; });
+  }
+  std::optional<sim::Instant> when(const std::string& what) const {
+    for (const auto& [time, entry] : log) {
+      if (entry == what) return time;
+    }
+    return std::nullopt;
+  }
+  sim::Task<void> waitConnected() {
+    while (!zk_->connected()) co_await sim().sleep(50ms);
+  }
+
+ protected:
+  void on_start() override {
+    zk_ = std::make_unique<zk::ZooKeeper>(
+        *this, servers_, timeout_, [this](const zk::WatchedEvent& event) { record(std::string(zk::keeper_state_name(event.state))); },
+        sim().random().seed_for(name()));
+    if (script_) spawn(script_(*this));
+  }
+  void on_stop() override { zk_.reset(); }
+
+ private:
+  std::vector<sim::NodeId> servers_;
+  sim::Duration timeout_;
+  Script script_;
+  std::unique_ptr<zk::ZooKeeper> zk_;
+};
+
+struct Cluster {
+  sim::Simulation sim;
+  zk::Ensemble ensemble;
+  explicit Cluster(std::uint64_t seed = 1) : sim(seed), ensemble(sim, 3, zk::QuorumPeerConfig{}) {
+    sim.network().set_latency(1ms, 5ms);
+    for (zk::ServerId sid = 1; sid <= 3; sid++) ensemble.server(sid).start();
+  }
+  ClientNode& client(const std::string& name, sim::Duration timeout, ClientNode::Script script) {
+    return sim.add_node<ClientNode>(name, ensemble.nodes(), timeout, std::move(script));
+  }
+};
+
+sim::Task<void> createEphemeral(ClientNode& self) {
+  co_await self.waitConnected();
+  zk::CreateResult created = co_await self.zk().create("/master", "me", zk::CreateMode::ephemeral);
+  self.record("create " + std::string(zk::code_name(created.code)));
+  co_await self.sim().sleep(1h);
+}
+
+sim::Task<void> watchMaster(ClientNode& self) {
+  co_await self.waitConnected();
+  while (true) {
+    zk::StatResult exists = co_await self.zk().exists("/master", [&self](const zk::WatchedEvent& event) {
+      self.record(std::string(zk::event_type_name(event.type)) + " " + event.path);
+    });
+    if (exists.code == zk::Code::ok) break;
+    co_await self.sim().sleep(200ms);
+  }
+  co_await self.sim().sleep(1h);
+}
+
+TEST(Session, RequestedTimeoutIsNegotiatedIntoTheServersBounds) {
+  Cluster cluster;
+  auto& short_one = cluster.client("i1", 1s, {});
+  auto& long_one = cluster.client("i2", 10min, {});
+  short_one.start();
+  long_one.start();
+  cluster.sim.run_for(5s);
+  // REAL-ZOOKEEPER.md: 1000 ms is negotiated to 4000 ms (2 tickTime); the maximum is 20 ticks.
+  EXPECT_EQ(short_one.zk().getSessionTimeout(), 4s);
+  EXPECT_EQ(long_one.zk().getSessionTimeout(), 40s);
+}
+
+TEST(Session, AKilledClientsEphemeralGoesWithinTheExpiryWindowAndItsWatchFires) {
+  // REAL-ZOOKEEPER.md: timeout 4000 ms, the ephemeral is deleted and watchers notified 4.4-6.4 s
+  // after the kill. The mechanism bounds it by [T - T/3, T + tickTime + tickTime/2]: the last ping
+  // may be up to T/3 old at the kill, expiry buckets round up by up to one tick, and a follower
+  // relays its clients' touches to the leader only every tickTime/2 (6.4 s exceeds T + tickTime).
+  for (std::uint64_t seed = 1; seed <= 8; seed++) {
+    Cluster cluster(seed);
+    auto& owner = cluster.client("i1", 4s, createEphemeral);
+    auto& watcher = cluster.client("i2", 4s, watchMaster);
+    owner.start();
+    watcher.start();
+    cluster.sim.run_for(5s);
+    ASSERT_TRUE(owner.has("create OK")) << "seed " << seed;
+    sim::Instant kill = cluster.sim.now();
+    owner.crash();
+    cluster.sim.run_for(10s);
+    auto deleted = watcher.when("NodeDeleted /master");
+    ASSERT_TRUE(deleted.has_value()) << "seed " << seed;
+    sim::Duration delay = *deleted - kill;
+    EXPECT_GE(delay, 4s - 4s / 3) << "seed " << seed;
+    EXPECT_LE(delay, 4s + 2s + 1s + 100ms) << "seed " << seed;
+  }
+}
+
+TEST(Session, ADisconnectShorterThanTheTimeoutKeepsTheSession) {
+  Cluster cluster;
+  auto& owner = cluster.client("i1", 6s, createEphemeral);
+  owner.start();
+  cluster.sim.run_for(5s);
+  ASSERT_TRUE(owner.has("create OK"));
+  zk::SessionId session = owner.zk().getSessionId();
+  // Cut the client off from every server for 3 s (< 6 s): it disconnects at 2/3 of the timeout at
+  // the latest and reconnects, with the same session and its ephemeral intact.
+  cluster.sim.network().isolate(owner.id());
+  cluster.sim.run_for(3s);
+  cluster.sim.network().heal_all();
+  cluster.sim.run_for(10s);
+  EXPECT_TRUE(owner.zk().connected());
+  EXPECT_EQ(owner.zk().getSessionId(), session);
+  EXPECT_FALSE(owner.has("Expired"));
+  const zk::DataNode* master = cluster.ensemble.server(1).getZkDb().getDataTree().getNode("/master");
+  ASSERT_NE(master, nullptr);
+  EXPECT_EQ(master->stat.ephemeral_owner, session);
+}
+
+TEST(Session, ADisconnectLongerThanTheTimeoutEndsInExpiredOnReconnect) {
+  Cluster cluster;
+  auto& owner = cluster.client("i1", 4s, createEphemeral);
+  owner.start();
+  cluster.sim.run_for(5s);
+  cluster.sim.network().isolate(owner.id());
+  cluster.sim.run_for(10s);
+  EXPECT_TRUE(owner.has("Disconnected"));
+  EXPECT_FALSE(owner.has("Expired"));  // 3.8 clients only learn it from a server
+  cluster.sim.network().heal_all();
+  cluster.sim.run_for(5s);
+  EXPECT_TRUE(owner.has("Expired"));
+  EXPECT_TRUE(owner.zk().closed());
+  EXPECT_EQ(cluster.ensemble.server(1).getZkDb().getDataTree().getNode("/master"), nullptr);
+}
+
+TEST(Session, AGracefulCloseRemovesEphemeralsAtOnce) {
+  Cluster cluster;
+  auto& owner = cluster.client("i1", 6s, [](ClientNode& self) -> sim::Task<void> {
+    co_await createEphemeral(self);
+  });
+  owner.start();
+  cluster.sim.run_for(3s);
+  ASSERT_TRUE(owner.has("create OK"));
+  sim::Instant before = cluster.sim.now();
+  owner.spawn(owner.zk().close());
+  cluster.sim.run_for(100ms);
+  EXPECT_EQ(cluster.ensemble.server(1).getZkDb().getDataTree().getNode("/master"), nullptr);
+  EXPECT_LE(cluster.sim.now() - before, 100ms);  // REAL-ZOOKEEPER.md: within ~10 ms
+}
+
+TEST(Session, SequentialNamesCountSuccessfulCreatesUnderTheParent) {
+  Cluster cluster;
+  auto& client = cluster.client("i1", 6s, [](ClientNode& self) -> sim::Task<void> {
+    co_await self.waitConnected();
+    zk::ZooKeeper& zk = self.zk();
+    co_await zk.create("/seq", "", zk::CreateMode::persistent);
+    for (int i = 0; i < 3; i++) self.record((co_await zk.create("/seq/a-", "", zk::CreateMode::persistent_sequential)).path);
+    co_await zk.deleteNode("/seq/a-0000000001");
+    co_await zk.create("/seq/missing/x", "", zk::CreateMode::persistent);  // fails: NONODE, no effect on the counter
+    self.record((co_await zk.create("/seq/a-", "", zk::CreateMode::persistent_sequential)).path);
+    self.record((co_await zk.create("/seq/b-", "", zk::CreateMode::ephemeral_sequential)).path);
+  });
+  client.start();
+  cluster.sim.run_for(5s);
+  std::vector<std::string> names;
+  for (const auto& [time, entry] : client.log) {
+    if (entry.rfind("/seq/", 0) == 0) names.push_back(entry);
+  }
+  // REAL-ZOOKEEPER.md: after a-0,a-1,a-2, delete a-1: next a-3; prefixes share the counter.
+  EXPECT_EQ(names, (std::vector<std::string>{"/seq/a-0000000000", "/seq/a-0000000001", "/seq/a-0000000002", "/seq/a-0000000003",
+                                             "/seq/b-0000000004"}));
+}
+
+TEST(Session, AClientThatSawANewerZxidIsRefusedByALaggingServer) {
+  // ZooKeeperServer.processConnectRequest: a client whose last seen zxid is ahead of the server's
+  // is refused (the connection closes with no response); the client must try another server.
+  Cluster cluster;
+  struct RawClient final : sim::Node {
+    using Node::Node;
+    sim::NodeId server = 0;
+    std::vector<std::string> outcome;
+    void on_start() override { spawn(run()); }
+    sim::Task<void> run() {
+      co_await sim().sleep(3s);
+      for (zk::Zxid claimed : {zk::Zxid(0), zk::make_zxid(9, 1)}) {
+        auto socket = co_await sim().network().connect<zk::ClientPacket>(server, zk::client_port, 1s);
+        zk::ConnectRequest connect;
+        connect.last_zxid_seen = claimed;
+        connect.timeout_ms = 6000;
+        socket->send(connect);
+        sim::Received<zk::ClientPacket> answer = co_await socket->receive(1s);
+        outcome.push_back(answer ? "answered" : (answer.closed() ? "closed" : "silent"));
+      }
+    }
+  };
+  auto& raw = cluster.sim.add_node<RawClient>("raw");
+  raw.server = cluster.ensemble.server(1).id();
+  raw.start();
+  cluster.sim.run_for(10s);
+  EXPECT_EQ(raw.outcome, (std::vector<std::string>{"answered", "closed"}));
+}
+
+}  // namespace
