@@ -30,6 +30,10 @@ bool parse_options(const std::string& command, const std::string& synopsis, cons
                    po::variables_map& values);
 
 int command_bench(const Arguments& arguments);
+int command_run(const Arguments& arguments);
+int command_replay(const Arguments& arguments);
+int command_bugs(const Arguments& arguments);
+int command_properties(const Arguments& arguments);
 int command_shard(const Arguments& arguments);
 int command_strategies(const Arguments& arguments);
 // `electsim bench strategies`, which command_bench dispatches to (lives in command_strategies.cpp).

@@ -19,6 +19,10 @@ const std::map<std::string, Subcommand>& subcommands() {
       {"bench", {cli::command_bench, "benchmarks: token-storm (the engine), strategies (sharding)"}},
       {"shard", {cli::command_shard, "one call of a sharding strategy (ElasticJob's or electsim's)"}},
       {"strategies", {cli::command_strategies, "lists the sharding strategies"}},
+      {"run", {cli::command_run, "runs a scenario file and checks its properties"}},
+      {"replay", {cli::command_replay, "re-runs a failure file and compares its trace hash"}},
+      {"bugs", {cli::command_bugs, "lists the bug switches"}},
+      {"properties", {cli::command_properties, "lists the properties"}},
   };
   return table;
 }

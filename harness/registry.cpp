@@ -14,6 +14,15 @@ const std::vector<Entry>& bug_switches() {
       {"zab-commit-without-quorum",
        "the leader commits a proposal on its own ack, without a quorum: a leader crash loses transactions "
        "clients saw committed"},
+      {"zab-335-epoch-from-zxid",
+       "ZOOKEEPER-335: the pre-Zab-1.0 epoch, the last zxid's epoch + 1, with no acceptedEpoch: a leader that "
+       "logged nothing in its epoch lets the next leader take the same epoch"},
+      {"zk-1208-create-on-closing-session",
+       "ZOOKEEPER-1208: the leader accepts an ephemeral create from a session whose closeSession it already "
+       "prepared; the node outlives its session"},
+      {"zk-watch-not-one-shot",
+       "a teaching switch (no ZooKeeper release): watches stay registered after firing, so one registration "
+       "fires many times"},
       {"ej-no-has-leader-check",
        "ElasticJob's LeaderElectionExecutionCallback without its hasLeader() check: a later latch holder "
        "overwrites the leader"},

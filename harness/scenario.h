@@ -31,6 +31,7 @@ using namespace std::chrono_literals;
 // out of memory) rather than a property of the simulated systems; raise one if a real case needs it.
 inline constexpr int servers_max = 15;  // FLE traffic grows with the square of it
 inline constexpr int instances_max = 100;
+inline constexpr int writers_max = 100;
 inline constexpr int es_nodes_max = 25;
 inline constexpr int jobs_max = 32;
 inline constexpr int faults_max = 10'000;
@@ -77,6 +78,11 @@ struct NetworkConfig {
 struct ClientsConfig {
   sim::Duration session_timeout = 6s;  // requested; the servers negotiate it into their bounds
   std::string connect = "all";         // "all": every client gets the whole server list (the only mode)
+  // electsim additions: a ZooKeeper client workload, processes w1..wN, each writing one znode every
+  // write_interval (create, then setData; ephemeral when ephemeral_writes), to drive Zab.
+  int writers = 0;
+  sim::Duration write_interval = 100ms;
+  bool ephemeral_writes = false;
 
   friend bool operator==(const ClientsConfig&, const ClientsConfig&) = default;
 };

@@ -16,8 +16,8 @@ struct Prefix {
 };
 
 // No prefix is a prefix of another, so the first match is the only one.
-constexpr std::array<Prefix, 3> prefixes{
-    {{"zk", NodeRole::server}, {"i", NodeRole::instance}, {"es", NodeRole::es_node}}};
+constexpr std::array<Prefix, 4> prefixes{
+    {{"zk", NodeRole::server}, {"i", NodeRole::instance}, {"es", NodeRole::es_node}, {"w", NodeRole::writer}}};
 
 // "zk12" -> (server, 12). Names are canonical: no leading zeros, no zk0.
 std::optional<std::pair<NodeRole, int>> split_name(std::string_view name) {
@@ -39,6 +39,8 @@ std::string_view role_noun(NodeRole role) {
       return "instance";
     case NodeRole::es_node:
       return "Elasticsearch node";
+    case NodeRole::writer:
+      return "workload client";
   }
   ELECTSIM_UNREACHABLE();
 }
@@ -46,6 +48,7 @@ std::string_view role_noun(NodeRole role) {
 std::string_view role_article(NodeRole role) {
   switch (role) {
     case NodeRole::server:
+    case NodeRole::writer:
       return "a";
     case NodeRole::instance:
     case NodeRole::es_node:
@@ -251,14 +254,20 @@ Fault read_fault(const FaultContext& context, const YAML::Node& item) {
 
 }  // namespace
 
-NodeCatalogue::NodeCatalogue(int servers, int instances, int es_nodes)
-    : servers_(servers), instances_(instances), es_nodes_(es_nodes) {
-  ELECTSIM_ASSERT(servers >= 0 && instances >= 0 && es_nodes >= 0);
+NodeCatalogue::NodeCatalogue(int servers, int instances, int es_nodes, int writers)
+    : servers_(servers), instances_(instances), es_nodes_(es_nodes), writers_(writers) {
+  ELECTSIM_ASSERT(servers >= 0 && instances >= 0 && es_nodes >= 0 && writers >= 0);
 }
 
 std::string NodeCatalogue::range(NodeRole role) const {
-  int count = role == NodeRole::server ? servers_ : role == NodeRole::instance ? instances_ : es_nodes_;
-  std::string_view prefix = role == NodeRole::server ? "zk" : role == NodeRole::instance ? "i" : "es";
+  int count = role == NodeRole::server     ? servers_
+              : role == NodeRole::instance ? instances_
+              : role == NodeRole::es_node  ? es_nodes_
+                                           : writers_;
+  std::string_view prefix = role == NodeRole::server     ? "zk"
+                            : role == NodeRole::instance ? "i"
+                            : role == NodeRole::es_node  ? "es"
+                                                         : "w";
   if (count == 0) return "none";
   std::string first = std::string(prefix) + "1";
   if (count == 1) return first;
@@ -272,6 +281,7 @@ NodeRole NodeCatalogue::resolve(const Source& source, const Name& name) const {
     message += "the nodes are " + range(NodeRole::server);
     if (instances_ > 0) message += ", " + range(NodeRole::instance);
     if (es_nodes_ > 0) message += ", " + range(NodeRole::es_node);
+    if (writers_ > 0) message += ", " + range(NodeRole::writer);
     source.fail(name.mark, message);
   }
   auto [role, number] = *split;
@@ -290,6 +300,10 @@ NodeRole NodeCatalogue::resolve(const Source& source, const Name& name) const {
       if (es_nodes_ == 0) source.fail(name.mark, message + "es1..esN exist only with recipe es-zen");
       source.fail(name.mark,
                   message + "elasticsearch.nodes is " + std::to_string(es_nodes_) + ", so nodes are " + range(role));
+    case NodeRole::writer:
+      if (number <= writers_) return role;
+      source.fail(name.mark, message + "clients.writers is " + std::to_string(writers_) +
+                                 (writers_ == 0 ? ", so there are no workload clients" : ", so they are " + range(role)));
   }
   ELECTSIM_UNREACHABLE();
 }
@@ -304,7 +318,7 @@ void NodeCatalogue::require(const Source& source, const Name& name, NodeRole rol
 
 NodeCatalogue node_catalogue(const Scenario& scenario) {
   int es_nodes = scenario.elasticsearch ? scenario.elasticsearch->nodes : 0;
-  return NodeCatalogue(scenario.zookeeper.servers, scenario.instances.count, es_nodes);
+  return NodeCatalogue(scenario.zookeeper.servers, scenario.instances.count, es_nodes, scenario.clients.writers);
 }
 
 void read_faults(const Source& source, const Field& field, Scenario& scenario) {

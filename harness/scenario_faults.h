@@ -12,19 +12,20 @@
 
 namespace harness::scenario_yaml {
 
-enum class NodeRole { server, instance, es_node };
+enum class NodeRole { server, instance, es_node, writer };
 
-// Which node names a scenario has: zk1..zkN, i1..iN, and es1..esN with recipe es-zen.
+// Which node names a scenario has: zk1..zkN, i1..iN, es1..esN with recipe es-zen, and the
+// workload's ZooKeeper clients w1..wN (clients.writers).
 class NodeCatalogue {
  public:
-  NodeCatalogue(int servers, int instances, int es_nodes);
+  NodeCatalogue(int servers, int instances, int es_nodes, int writers = 0);
 
   // The role of the node `name` names, or a ScenarioError at it saying which names exist.
   NodeRole resolve(const Source& source, const Name& name) const;
   // As resolve, and the node must have `role`; `context` starts the error message ("disable takes").
   void require(const Source& source, const Name& name, NodeRole role, std::string_view context) const;
 
-  int size() const { return servers_ + instances_ + es_nodes_; }
+  int size() const { return servers_ + instances_ + es_nodes_ + writers_; }
   // "zk1..zk3", "zk1", or "none".
   std::string range(NodeRole role) const;
 
@@ -32,6 +33,7 @@ class NodeCatalogue {
   int servers_;
   int instances_;
   int es_nodes_;  // 0 unless the recipe is es-zen
+  int writers_;
 };
 
 NodeCatalogue node_catalogue(const Scenario& scenario);

@@ -127,8 +127,11 @@ void read_network(const Source& source, const Field& field, NetworkConfig& confi
 }
 
 void read_clients(const Source& source, const Field& field, ClientsConfig& config) {
-  MapReader map(source, field, {"session_timeout", "connect"});
+  MapReader map(source, field, {"session_timeout", "connect", "writers", "write_interval", "ephemeral_writes"});
   if (auto f = map.find("session_timeout")) config.session_timeout = positive_duration(source, *f);
+  if (auto f = map.find("writers")) config.writers = static_cast<int>(integer(source, *f, 0, writers_max));
+  if (auto f = map.find("write_interval")) config.write_interval = positive_duration(source, *f);
+  if (auto f = map.find("ephemeral_writes")) config.ephemeral_writes = boolean(source, *f);
   if (auto f = map.find("connect")) {
     config.connect = text(source, *f);
     if (config.connect != "all") {

@@ -94,6 +94,10 @@ void write_network_and_clients(YAML::Emitter& out, const NetworkConfig& network,
   write_duration(out, clients.session_timeout);
   out << YAML::Key << "connect" << YAML::Value;
   write_string(out, clients.connect);
+  out << YAML::Key << "writers" << YAML::Value << clients.writers;
+  out << YAML::Key << "write_interval" << YAML::Value;
+  write_duration(out, clients.write_interval);
+  out << YAML::Key << "ephemeral_writes" << YAML::Value << clients.ephemeral_writes;
   out << YAML::EndMap;
 }
 

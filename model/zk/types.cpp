@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "sim/random.h"
+
 namespace zk {
 
 std::string format_zxid(Zxid zxid) {
@@ -60,6 +62,47 @@ std::string_view keeper_state_name(KeeperState state) {
     case KeeperState::closed: return "Closed";
   }
   return "Unknown";
+}
+
+namespace {
+
+std::uint64_t fold(std::uint64_t hash, std::uint64_t value) { return sim::mix64(hash ^ value); }
+std::uint64_t fold(std::uint64_t hash, const std::string& text) { return fold(hash, sim::stable_hash(text) ^ text.size()); }
+
+std::uint64_t body_digest(std::uint64_t hash, const CreateTxn& create) {
+  return fold(fold(fold(fold(hash, 1), create.path), create.data), static_cast<std::uint64_t>(create.ephemeral) << 32 | static_cast<std::uint32_t>(create.parent_cversion));
+}
+std::uint64_t body_digest(std::uint64_t hash, const DeleteTxn& removal) { return fold(fold(hash, 2), removal.path); }
+std::uint64_t body_digest(std::uint64_t hash, const SetDataTxn& set) {
+  return fold(fold(fold(fold(hash, 3), set.path), set.data), static_cast<std::uint32_t>(set.version));
+}
+std::uint64_t body_digest(std::uint64_t hash, const CheckVersionTxn& check) {
+  return fold(fold(fold(hash, 4), check.path), static_cast<std::uint32_t>(check.version));
+}
+std::uint64_t body_digest(std::uint64_t hash, const CreateSessionTxn& create) { return fold(fold(hash, 5), static_cast<std::uint32_t>(create.timeout_ms)); }
+std::uint64_t body_digest(std::uint64_t hash, const CloseSessionTxn& close) {
+  hash = fold(hash, 6);
+  for (const std::string& path : close.paths_to_delete) hash = fold(hash, path);
+  return hash;
+}
+std::uint64_t body_digest(std::uint64_t hash, const ErrorTxn& error) { return fold(fold(hash, 7), static_cast<std::uint32_t>(error.error)); }
+std::uint64_t body_digest(std::uint64_t hash, const MultiTxn& multi) {
+  hash = fold(hash, 8);
+  for (const SubTxn& sub : multi) {
+    hash = fold(hash, static_cast<std::uint32_t>(sub.type));
+    hash = std::visit([hash](const auto& body) { return body_digest(hash, body); }, sub.body);
+  }
+  return hash;
+}
+
+}  // namespace
+
+std::uint64_t txn_digest(const Txn& txn) {
+  std::uint64_t hash = fold(0x7a62ULL, static_cast<std::uint64_t>(txn.header.zxid));
+  hash = fold(hash, static_cast<std::uint64_t>(txn.header.session_id));
+  hash = fold(hash, static_cast<std::uint32_t>(txn.header.cxid));
+  hash = fold(hash, static_cast<std::uint32_t>(txn.header.type));
+  return std::visit([hash](const auto& body) { return body_digest(hash, body); }, txn.body);
 }
 
 }  // namespace zk

@@ -151,4 +151,7 @@ struct Txn {
   TxnBody body;
 };
 
+// A content hash of a txn (header and body), for comparing what replicas committed.
+std::uint64_t txn_digest(const Txn& txn);
+
 }  // namespace zk

@@ -40,7 +40,8 @@ TEST(Registry, EveryListIsWellFormed) {
 
 TEST(Registry, BugSwitchesAreTheDocumentedOnes) {
   EXPECT_EQ(names(bug_switches()),
-            (std::vector<std::string>{"fle-1419-nontotal-order", "zab-commit-without-quorum", "ej-no-has-leader-check",
+            (std::vector<std::string>{"fle-1419-nontotal-order", "zab-commit-without-quorum", "zab-335-epoch-from-zxid",
+                                      "zk-1208-create-on-closing-session", "zk-watch-not-one-shot", "ej-no-has-leader-check",
                                       "ej-any-node-sets-resharding-flag", "latch-ignores-connection-loss",
                                       "latch-watches-parent", "latch-unprotected-create", "curator-696-no-owner-check",
                                       "naive-no-anti-jitter", "es-2488-local-elect"}));

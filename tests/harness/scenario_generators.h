@@ -206,6 +206,9 @@ inline void gen_cluster(Scenario& s) {
   s.network.latency_min = *gen_duration(1ns, 100ms);
   s.network.latency_max = *gen_duration(s.network.latency_min, 1s);
   s.clients.session_timeout = *gen_duration(1ms, 1min);
+  s.clients.writers = *rc::gen::inRange(0, 4);
+  s.clients.write_interval = *gen_duration(1ms, 10s);
+  s.clients.ephemeral_writes = *rc::gen::arbitrary<bool>();
   gen_instances(s);
 }
 

@@ -70,6 +70,9 @@ network:
 clients:
   session_timeout: 6s
   connect: all
+  writers: 0
+  write_interval: 100ms
+  ephemeral_writes: false
 instances:
   count: 3
   start: together

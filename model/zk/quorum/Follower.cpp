@@ -52,7 +52,7 @@ sim::Task<void> Follower::followLeader() {
   sync_.start(workers_);
   std::optional<Zxid> newEpochZxid = co_await registerWithLeader();
   if (!newEpochZxid) co_return;
-  if (epoch_of(*newEpochZxid) < self_.getAcceptedEpoch()) co_return;  // "Error: Epoch of leader is lower"
+  if (epoch_of(*newEpochZxid) < self_.getAcceptedEpoch() && !config.bugs.zab_335_epoch_from_zxid) co_return;  // "Epoch of leader is lower"
   if (!co_await syncWithLeader(*newEpochZxid)) co_return;
   while (socket_.valid()) {
     sim::Received<QuorumPacket> received = co_await socket_.receive(config.sync_timeout());
@@ -87,14 +87,16 @@ sim::Task<bool> Follower::connectToLeader(sim::NodeId leader) {
 sim::Task<std::optional<Zxid>> Follower::registerWithLeader() {
   const QuorumPeerConfig& config = self_.config();
   Zxid lastLoggedZxid = self_.getLastLoggedZxid();
-  QuorumPacket info = packet(PacketType::followerinfo, make_zxid(self_.getAcceptedEpoch(), 0));
+  bool epochFromZxid = config.bugs.zab_335_epoch_from_zxid;
+  // ZOOKEEPER-335 (bug switch): the pre-1.0 FOLLOWERINFO carried the last zxid, not acceptedEpoch.
+  QuorumPacket info = packet(PacketType::followerinfo, epochFromZxid ? lastLoggedZxid : make_zxid(self_.getAcceptedEpoch(), 0));
   info.sid = self_.myid();
   send(std::move(info));
   sim::Received<QuorumPacket> leaderInfo = co_await socket_.receive(config.init_timeout());
   if (!leaderInfo || leaderInfo->type != PacketType::leaderinfo) co_return std::nullopt;
   std::int64_t newEpoch = epoch_of(leaderInfo->zxid);
   std::int64_t epochToReport;
-  if (newEpoch > self_.getAcceptedEpoch()) {
+  if (newEpoch > self_.getAcceptedEpoch() || (epochFromZxid && newEpoch == self_.getAcceptedEpoch())) {
     epochToReport = self_.getCurrentEpoch();
     self_.setAcceptedEpoch(newEpoch);  // persisted before the ACKEPOCH goes out
   } else if (newEpoch == self_.getAcceptedEpoch()) {
@@ -137,6 +139,8 @@ sim::Task<bool> Follower::syncWithLeader(Zxid newLeaderZxid) {
       self_.exitProcess("unexpected first packet during sync");  // System.exit(QUORUM_PACKET_ERROR)
       co_return false;
   }
+  // After a SNAP (or TRUNC) this server's state is the leader's snapshot (or its own truncated log)
+  // at that zxid: what it delivered beyond is superseded.
   self_.sim().trace().emit(self_.id(), "zab.synced_mode", {{"mode", packet_type_name(first->type)}, {"zxid", first->zxid}});
 
   bool writeToTxnLog = !snapshotNeeded;
@@ -154,7 +158,7 @@ sim::Task<bool> Follower::syncWithLeader(Zxid newLeaderZxid) {
       if (!writeToTxnLog) {
         // SNAP/TRUNC before NEWLEADER: applied in memory, captured by the snapshot at NEWLEADER.
         if (packetsNotCommitted.front()->header.zxid == qp.zxid) {
-          db.processTxn(packetsNotCommitted.front(), nullptr);
+          self_.applyCommitted(packetsNotCommitted.front(), nullptr);
           packetsNotCommitted.pop_front();
         }
       } else {
@@ -186,7 +190,7 @@ sim::Task<bool> Follower::syncWithLeader(Zxid newLeaderZxid) {
   for (Zxid zxid : packetsCommitted) {
     if (!commit(zxid)) co_return false;
   }
-  self_.sim().trace().emit(self_.id(), "zab.following", {{"leader", self_.getCurrentVote().id}, {"epoch", newEpoch}});
+  self_.sim().trace().emit(self_.id(), "zab.following", {{"leader", self_.getCurrentVote().id}, {"epoch", newEpoch}, {"sid", self_.myid()}});
   co_return true;
 }
 

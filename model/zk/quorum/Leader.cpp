@@ -34,7 +34,9 @@ sim::Task<void> Leader::lead() {
   sync_.start(workers_);
   workers_.spawn(learnerCnxAcceptor());
 
-  std::optional<std::int64_t> epoch = co_await getEpochToPropose(self_.myid(), self_.getAcceptedEpoch());
+  // ZOOKEEPER-335 (bug switch): before Zab 1.0 the epoch came from the last zxid, not acceptedEpoch.
+  std::int64_t lastAcceptedEpoch = config.bugs.zab_335_epoch_from_zxid ? epoch_of(db.getDataTreeLastProcessedZxid()) : self_.getAcceptedEpoch();
+  std::optional<std::int64_t> epoch = co_await getEpochToPropose(self_.myid(), lastAcceptedEpoch);
   if (!epoch) {
     shutdownMessage_ = "Timeout while waiting for epoch from quorum";
     co_return;
@@ -85,7 +87,9 @@ void Leader::startZkServer() {
   self_.getZkDb().setlastProcessedZxid(zxid_);
   self_.setActiveServer(&zks_);
   started_.set();
-  self_.sim().trace().emit(self_.id(), "zab.established", {{"epoch", epoch_}, {"zxid", zxid_}});
+  // history_zxid: the last txn of the history the new leader brings into its epoch.
+  self_.sim().trace().emit(self_.id(), "zab.established",
+                           {{"epoch", epoch_}, {"sid", self_.myid()}, {"zxid", zxid_}, {"history_zxid", leaderStateSummary_.last_zxid}});
 }
 
 void Leader::shutdown() {

@@ -106,6 +106,7 @@ void QuorumPeer::loadDataBase() {
 
 void QuorumPeer::on_start() {
   volatile_ = std::make_unique<Volatile>(*this);
+  volatile_->db.setWatchesSurviveTrigger(config_->bugs.zk_watch_not_one_shot);
   loadDataBase();
   volatile_->current_vote = Vote{0, myid_, getLastLoggedZxid(), -1, getCurrentEpoch(), ServerState::looking};
   setPeerState(ServerState::looking);
@@ -159,12 +160,24 @@ sim::Task<void> QuorumPeer::run() {
   }
 }
 
-void QuorumPeer::traceCommit(const Txn& txn, const ProcessTxnResult& result) {
+ProcessTxnResult QuorumPeer::applyCommitted(const std::shared_ptr<const Txn>& txn, std::vector<FiredWatch>* fired) {
+  // A closeSession deletes every ephemeral the session still owns here, listed or not.
+  std::vector<std::string> closed_ephemerals;
+  if (txn->header.type == OpCode::close_session) closed_ephemerals = getZkDb().getDataTree().getEphemerals(txn->header.session_id);
+  ProcessTxnResult result = getZkDb().processTxn(txn, fired);
+  traceCommit(*txn, result, closed_ephemerals);
+  return result;
+}
+
+void QuorumPeer::traceCommit(const Txn& txn, const ProcessTxnResult& result, const std::vector<std::string>& closed_ephemerals) {
   sim::Trace& trace = sim().trace();
   const TxnHeader& header = txn.header;
   trace.emit(id(), "zab.commit",
-             {{"zxid", header.zxid}, {"type", static_cast<std::int32_t>(header.type)}, {"session", header.session_id},
-              {"error", code_name(result.error)}});
+             {{"zxid", header.zxid},
+              {"type", static_cast<std::int32_t>(header.type)},
+              {"session", header.session_id},
+              {"error", code_name(result.error)},
+              {"digest", txn_digest(txn)}});
   if (result.error != Code::ok) return;
   auto emit_create = [&](const CreateTxn& create, const std::string& path) {
     trace.emit(id(), "znode.create", {{"path", path}, {"zxid", header.zxid}, {"ephemeral_owner", create.ephemeral ? header.session_id : 0}});
@@ -179,8 +192,8 @@ void QuorumPeer::traceCommit(const Txn& txn, const ProcessTxnResult& result) {
   if (const auto* created = std::get_if<CreateSessionTxn>(&txn.body)) {
     trace.emit(id(), "session.create", {{"session", header.session_id}, {"timeout_ms", created->timeout_ms}, {"zxid", header.zxid}});
   }
-  if (const auto* closed = std::get_if<CloseSessionTxn>(&txn.body)) {
-    for (const std::string& path : closed->paths_to_delete) {
+  if (std::holds_alternative<CloseSessionTxn>(txn.body)) {
+    for (const std::string& path : closed_ephemerals) {
       trace.emit(id(), "znode.delete", {{"path", path}, {"zxid", header.zxid}, {"session", header.session_id}});
     }
     trace.emit(id(), "session.close", {{"session", header.session_id}, {"zxid", header.zxid}});

@@ -63,8 +63,9 @@ class QuorumPeer final : public sim::Node {
   // A history persisted before the first start (the scenario's initial_zxid).
   void seedHistory(Zxid last_zxid);
 
-  // Trace helpers used by the roles.
-  void traceCommit(const Txn& txn, const ProcessTxnResult& result);
+  // Applies a committed txn to the database and traces it (zab.commit, znode.*, session.*): every
+  // path by which a txn reaches a server's state goes through here.
+  ProcessTxnResult applyCommitted(const std::shared_ptr<const Txn>& txn, std::vector<FiredWatch>* fired);
   // The process exits (System.exit in the Java code): a crash, scheduled so no frame destroys itself.
   void exitProcess(const char* reason);
 
@@ -76,6 +77,7 @@ class QuorumPeer final : public sim::Node {
   struct Volatile;
   sim::Task<void> run();
   void loadDataBase();
+  void traceCommit(const Txn& txn, const ProcessTxnResult& result, const std::vector<std::string>& closed_ephemerals);
 
   ServerId myid_;
   std::shared_ptr<const QuorumPeerConfig> config_;

@@ -20,6 +20,15 @@ struct ZkBugs {
   // The leader commits a proposal on its own ack, without waiting for a quorum: a leader crash
   // then loses transactions clients were told were committed.
   bool zab_commit_without_quorum = false;
+  // ZOOKEEPER-335: before Zab 1.0 a new epoch came from the zxids (epoch of the last zxid + 1), with
+  // no acceptedEpoch. A leader that established an epoch but logged nothing in it lets the next
+  // leader take the same epoch again: two leaders of one epoch.
+  bool zab_335_epoch_from_zxid = false;
+  // ZOOKEEPER-1208: the leader accepts writes (an ephemeral create) from a session whose closeSession
+  // it has already prepared; the create commits after the close and its node outlives the session.
+  bool zk_1208_create_on_closing_session = false;
+  // A teaching switch (no ZooKeeper release did this): watches stay registered after they fire.
+  bool zk_watch_not_one_shot = false;
 };
 
 struct QuorumPeerConfig {

@@ -106,6 +106,11 @@ class DataTree {
                   WatcherId watcher, std::vector<FiredWatch>* fired);
   std::size_t watchCount() const { return dataWatches_.size() + childWatches_.size(); }
   const WatchManager& dataWatches() const { return dataWatches_; }
+  // Bug switch zk-watch-not-one-shot: watches survive their trigger.
+  void setWatchesSurviveTrigger(bool survive) {
+    dataWatches_.setKeepAfterTrigger(survive);
+    childWatches_.setKeepAfterTrigger(survive);
+  }
   const WatchManager& childWatches() const { return childWatches_; }
 
   // ---- sessions ----

@@ -144,18 +144,30 @@ sim::Task<bool> ServerCnxnFactory::establishSession(sim::Socket<ClientPacket>& s
   co_return valid;  // an invalid session's connection closes right after the response
 }
 
+void ServerCnxnFactory::traceWatchRegistered(std::uint64_t id, const std::string& path, const char* table) {
+  auto connection = connections_.find(id);
+  SessionId session = connection != connections_.end() ? connection->second.session : 0;
+  self_.sim().trace().emit(self_.id(), "watch.register", {{"session", session}, {"connection", id}, {"path", path}, {"table", table}});
+}
+
 ClientReply ServerCnxnFactory::serveRead(std::uint64_t id, const ClientRequest& request) {
   DataTree& tree = self_.getZkDb().getDataTree();
   std::optional<WatcherId> watcher;
   if (request.watch) watcher = id;
   ClientReply reply;
   reply.xid = request.xid;
+  const char* table = "data";
   switch (request.type) {
     case OpCode::exists: reply.err = tree.exists(request.path, watcher, &reply.stat); break;
     case OpCode::get_data: reply.err = tree.getData(request.path, watcher, &reply.data, &reply.stat); break;
-    case OpCode::get_children: reply.err = tree.getChildren(request.path, watcher, &reply.children, &reply.stat); break;
+    case OpCode::get_children:
+      reply.err = tree.getChildren(request.path, watcher, &reply.children, &reply.stat);
+      table = "child";
+      break;
     default: ELECTSIM_UNREACHABLE();
   }
+  // exists() sets a watch even on a missing node; getData/getChildren only on an existing one.
+  if (watcher && (reply.err == Code::ok || request.type == OpCode::exists)) traceWatchRegistered(id, request.path, table);
   reply.zxid = tree.getLastProcessedZxid();
   return reply;
 }
@@ -174,6 +186,9 @@ sim::Task<bool> ServerCnxnFactory::serveRequest(sim::Socket<ClientPacket>& socke
       }
       case OpCode::set_watches: {
         std::vector<FiredWatch> fired;
+        for (const std::string& path : request.data_watches) traceWatchRegistered(id, path, "data");
+        for (const std::string& path : request.exist_watches) traceWatchRegistered(id, path, "data");
+        for (const std::string& path : request.child_watches) traceWatchRegistered(id, path, "child");
         tree.setWatches(request.relative_zxid, request.data_watches, request.exist_watches, request.child_watches, id, &fired);
         for (const FiredWatch& watch : fired) deliverWatch(watch);
         ClientReply reply;

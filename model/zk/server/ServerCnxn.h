@@ -44,6 +44,7 @@ class ServerCnxnFactory {
   sim::Task<bool> serveRequest(sim::Socket<ClientPacket>& socket, std::uint64_t id, ZooKeeperServer& zks, SessionId session,
                                ClientRequest request);
   ClientReply serveRead(std::uint64_t id, const ClientRequest& request);
+  void traceWatchRegistered(std::uint64_t id, const std::string& path, const char* table);
 
   QuorumPeer& self_;
   std::uint64_t next_connection_id_ = 1;

@@ -57,8 +57,11 @@ SessionId initializeNextSessionId(ServerId sid, std::int64_t now_ms) {
 }
 
 SessionTrackerImpl::SessionTrackerImpl(ServerId sid, std::int64_t tick_ms, std::int64_t now_ms,
-                                       const std::map<SessionId, std::int32_t>& sessions)
-    : tick_ms_(tick_ms), expiry_(tick_ms, now_ms), next_session_id_(initializeNextSessionId(sid, now_ms)) {
+                                       const std::map<SessionId, std::int32_t>& sessions, bool accept_closing_sessions)
+    : tick_ms_(tick_ms),
+      expiry_(tick_ms, now_ms),
+      next_session_id_(initializeNextSessionId(sid, now_ms)),
+      accept_closing_sessions_(accept_closing_sessions) {
   // A new tracker (a new leader) tracks every replicated session afresh: each gets a full timeout
   // from now (SessionTrackerImpl's constructor).
   for (const auto& [id, timeout_ms] : sessions) trackSession(id, timeout_ms, now_ms);
@@ -104,7 +107,9 @@ std::vector<SessionId> SessionTrackerImpl::pollExpired(std::int64_t now_ms) {
 
 Code SessionTrackerImpl::checkSession(SessionId id, std::uint64_t owner) {
   auto session = sessions_.find(id);
-  if (session == sessions_.end() || session->second.closing) return Code::session_expired;
+  if (session == sessions_.end()) return Code::session_expired;
+  // ZOOKEEPER-1208's fix: a closing session can write nothing more (the bug switch undoes it).
+  if (session->second.closing && !accept_closing_sessions_) return Code::session_expired;
   if (session->second.owner == 0) {
     session->second.owner = owner;  // first write after a leader change claims it
     return Code::ok;

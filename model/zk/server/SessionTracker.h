@@ -51,7 +51,8 @@ class SessionTrackerImpl final : public SessionValidator {
     std::uint64_t owner = 0;  // which server holds the client's connection (0: not yet known)
   };
 
-  SessionTrackerImpl(ServerId sid, std::int64_t tick_ms, std::int64_t now_ms, const std::map<SessionId, std::int32_t>& sessions);
+  SessionTrackerImpl(ServerId sid, std::int64_t tick_ms, std::int64_t now_ms, const std::map<SessionId, std::int32_t>& sessions,
+                     bool accept_closing_sessions = false);
 
   SessionId createSession(std::int32_t timeout_ms, std::int64_t now_ms);
   void trackSession(SessionId id, std::int32_t timeout_ms, std::int64_t now_ms);
@@ -72,6 +73,7 @@ class SessionTrackerImpl final : public SessionValidator {
   ExpiryQueue expiry_;
   std::map<SessionId, Session> sessions_;
   SessionId next_session_id_;
+  bool accept_closing_sessions_;  // bug switch zk-1208-create-on-closing-session
 };
 
 // LearnerSessionTracker for global sessions: touches are only recorded, for the next PING reply.

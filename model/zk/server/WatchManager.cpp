@@ -33,6 +33,17 @@ std::set<WatcherId> WatchManager::triggerWatch(const std::string& path, EventTyp
   ELECTSIM_ASSERT(type != EventType::none);
   auto entry = watchTable_.find(path);
   if (entry == watchTable_.end()) return {};
+  if (keepAfterTrigger_) {
+    // Bug switch zk-watch-not-one-shot: the watchers stay registered, so one registration fires
+    // again and again — exactly what the one-shot rule exists to prevent.
+    FiredWatch again{WatchedEvent{type, KeeperState::sync_connected, path}, {}};
+    for (WatcherId watcher : entry->second) {
+      if (suppress == nullptr || !suppress->contains(watcher)) again.watchers.push_back(watcher);
+    }
+    std::set<WatcherId> kept = entry->second;
+    if (fired != nullptr && !again.watchers.empty()) fired->push_back(std::move(again));
+    return kept;
+  }
   // WatchManager.triggerWatch: the whole set leaves the table before anyone is told (one-shot).
   std::set<WatcherId> watchers = std::move(entry->second);
   watchTable_.erase(entry);

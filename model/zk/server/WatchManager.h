@@ -52,7 +52,11 @@ class WatchManager {
   // watchTable and watch2Paths describe the same relation; the count matches it.
   void checkInvariants() const;
 
+  // Bug switch zk-watch-not-one-shot (a teaching switch, not a ZooKeeper release).
+  void setKeepAfterTrigger(bool keep) { keepAfterTrigger_ = keep; }
+
  private:
+  bool keepAfterTrigger_ = false;
   std::map<std::string, std::set<WatcherId>, std::less<>> watchTable_;
   std::map<WatcherId, std::set<std::string, std::less<>>> watch2Paths_;
   std::size_t watchCount_ = 0;

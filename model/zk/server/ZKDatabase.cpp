@@ -76,12 +76,14 @@ std::shared_ptr<const Snapshot> ZKDatabase::takeSnapshot() const {
 void ZKDatabase::deserializeSnapshot(const Snapshot& snapshot) {
   clear();
   tree_ = snapshot.tree;
+  tree_.setWatchesSurviveTrigger(watches_survive_trigger_);
   sessions_ = snapshot.sessions;
   tree_.setLastProcessedZxid(snapshot.zxid);
 }
 
 void ZKDatabase::clear() {
   tree_ = DataTree();
+  tree_.setWatchesSurviveTrigger(watches_survive_trigger_);
   sessions_.clear();
   committed_log_.clear();
 }

@@ -60,6 +60,11 @@ class ZKDatabase {
   void clear();
 
   const std::deque<std::shared_ptr<const Txn>>& getCommittedLog() const { return committed_log_; }
+  // Bug switch zk-watch-not-one-shot, kept across reloads of the tree.
+  void setWatchesSurviveTrigger(bool survive) {
+    watches_survive_trigger_ = survive;
+    tree_.setWatchesSurviveTrigger(survive);
+  }
   Zxid getminCommittedLog() const;
   Zxid getmaxCommittedLog() const;
 
@@ -70,6 +75,7 @@ class ZKDatabase {
   DataTree tree_;
   std::map<SessionId, std::int32_t> sessions_;
   std::deque<std::shared_ptr<const Txn>> committed_log_;
+  bool watches_survive_trigger_ = false;
 };
 
 }  // namespace zk

@@ -17,7 +17,8 @@ void ZooKeeperServer::startup() {
   if (role_ == Role::leader) {
     // LeaderZooKeeperServer.createSessionTracker: every replicated session starts a full timeout now.
     tracker_ = std::make_unique<SessionTrackerImpl>(self_.myid(), sim::millis(self_.config().tick_time), self_.clockMs(),
-                                                    self_.getZkDb().getSessionWithTimeOuts());
+                                                    self_.getZkDb().getSessionWithTimeOuts(),
+                                                    self_.config().bugs.zk_1208_create_on_closing_session);
     processes_->spawn(sessionExpiryLoop());
   }
   running_ = true;
@@ -104,8 +105,7 @@ sim::Task<ProcessTxnResult> ZooKeeperServer::submitWrite(Request request) {
 
 void ZooKeeperServer::commit(const std::shared_ptr<const Txn>& txn) {
   std::vector<FiredWatch> fired;
-  ProcessTxnResult result = self_.getZkDb().processTxn(txn, &fired);
-  self_.traceCommit(*txn, result);
+  ProcessTxnResult result = self_.applyCommitted(txn, &fired);
   // Watch notifications go out before the reply to the request that caused them.
   for (const FiredWatch& watch : fired) self_.cnxnFactory().deliverWatch(watch);
 

@@ -1,0 +1,62 @@
+// A scenario made real: the simulation, the ZooKeeper ensemble (zk1..zkN), the recipe's instances
+// (i1..iN), the workload clients (w1..wN), and the fault schedule applied to them by name.
+// Named after Elasticsearch's AbstractCoordinatorTestCase.Cluster: platform and deployment here,
+// protocol code in model/.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/scenario.h"
+#include "model/zk/Ensemble.h"
+#include "sim/node.h"
+#include "sim/simulation.h"
+
+namespace harness {
+
+class RecipeDriver;
+
+class Cluster {
+ public:
+  Cluster(const Scenario& scenario, std::uint64_t seed, const sim::SimulationLimits& limits);
+  ~Cluster();
+  Cluster(const Cluster&) = delete;
+
+  sim::Simulation& sim() { return *sim_; }
+  const Scenario& scenario() const { return scenario_; }
+  // The ensemble, except with recipe es-zen (no ZooKeeper).
+  zk::Ensemble* ensemble() { return ensemble_.get(); }
+  const std::vector<sim::NodeId>& zookeeperServers() const;  // every client's connect string
+  bool hasBug(std::string_view name) const;
+
+  // Registers a node under its scenario name (i1, es2, w1 ...), so faults can find it.
+  void registerNode(const std::string& name, sim::Node& node);
+  sim::Node* findNode(std::string_view name) const;
+  sim::Node& node(std::string_view name) const;
+  std::vector<sim::Node*> nodesWithPrefix(std::string_view prefix) const;  // in name order: i1, i2, ..., i10
+
+  // Starts servers and instances as the scenario says (together or staggered) and schedules every
+  // fault. Recipe-specific faults go to the driver.
+  void scheduleStartsAndFaults(RecipeDriver& driver);
+  // When the last fault (including the end of the last pause) happens.
+  sim::Instant lastFault() const;
+  // Nothing is cut, paused or stopped (stopped on purpose by `shutdown` is fine).
+  bool healed() const;
+
+ private:
+  void applyFault(const Fault& fault, RecipeDriver& driver);
+  std::vector<sim::NodeId> ids(const std::vector<std::string>& names) const;
+
+  Scenario scenario_;
+  std::unique_ptr<sim::Simulation> sim_;
+  std::unique_ptr<zk::Ensemble> ensemble_;
+  std::vector<sim::NodeId> no_servers_;
+  std::map<std::string, sim::Node*, std::less<>> nodes_;
+};
+
+// Maps scenario bug names to the ZooKeeper model's switches.
+zk::ZkBugs zookeeper_bugs(const Scenario& scenario);
+
+}  // namespace harness

@@ -1,0 +1,12 @@
+// The recipe drivers, one file each under harness/recipes/.
+#pragma once
+
+#include <memory>
+
+#include "harness/recipe.h"
+
+namespace harness {
+
+std::unique_ptr<RecipeDriver> makeZooKeeperRecipe();
+
+}  // namespace harness

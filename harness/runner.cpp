@@ -1,0 +1,220 @@
+#include "harness/runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+#include "harness/cluster.h"
+#include "harness/property_factory.h"
+#include "harness/recipe.h"
+#include "properties/eventual_leader.h"
+#include "sim/network.h"
+
+namespace harness {
+
+namespace {
+
+constexpr std::size_t timeline_entries_max = 5000;
+
+// Keeps the events a reader of the summary cares about, as one line each.
+class TimelineSink final : public sim::TraceSink {
+ public:
+  TimelineSink(const sim::Simulation& sim, std::vector<TimelineEntry>& out) : sim_(sim), out_(out) {}
+  void on_event(const sim::TraceEvent& event) override {
+    std::string text = describe(event);
+    if (text.empty() || out_.size() >= timeline_entries_max) return;
+    std::string node = event.node == sim::no_node ? "-" : sim_.node(event.node).name();
+    out_.push_back(TimelineEntry{event.time, node, std::move(text)});
+  }
+
+ private:
+  static std::string describe(const sim::TraceEvent& event) {
+    std::string_view kind = event.kind;
+    if (kind.starts_with("fault.")) return std::string(kind.substr(6));
+    if (kind == "zk.state") return std::string(event.text("state"));
+    if (kind == "zab.established") return "leads epoch " + std::to_string(event.integer("epoch"));
+    if (kind == "zab.leader_shutdown") return "stops leading: " + std::string(event.text("reason"));
+    if (kind == "zab.follower_lost_leader") return "loses its leader: " + std::string(event.text("reason"));
+    if (kind == "session.expire") return "expires session " + std::to_string(event.integer("session"));
+    if (kind == "latch.leader" || kind == "job.leader" || kind == "selector.leader") {
+      return std::string(kind) + " " + std::string(event.text("id"));
+    }
+    if (kind == "latch.not_leader" || kind == "job.not_leader") return std::string(kind) + " " + std::string(event.text("id"));
+    if (kind == "job.sharding") return "sharding " + std::string(event.text("job")) + ": " + std::string(event.text("assignment"));
+    if (kind == "es.master") return "es master: " + std::string(event.text("what"));
+    if (kind == "property.violation") return "VIOLATION " + std::string(event.text("property")) + ": " + std::string(event.text("message"));
+    return {};
+  }
+  const sim::Simulation& sim_;
+  std::vector<TimelineEntry>& out_;
+};
+
+std::vector<std::string> judged_properties(const Scenario& scenario, const RecipeDriver& driver, const RunOptions& options) {
+  std::vector<std::string> names;
+  auto add = [&](const std::string& name) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  };
+  if (!options.only_listed_properties) {
+    for (const std::string& name : driver.promisedProperties()) add(name);
+  }
+  for (const std::string& name : options.properties) add(name);
+  for (const std::string& name : scenario.expect.hold) add(name);
+  for (const std::string& name : scenario.expect.fail) add(name);
+  return names;
+}
+
+nlohmann::ordered_json zookeeperFinal(Cluster& cluster) {
+  nlohmann::ordered_json zookeeper;
+  zk::Ensemble* ensemble = cluster.ensemble();
+  std::optional<zk::ServerId> leader = ensemble->leader();
+  zookeeper["leader"] = leader ? nlohmann::ordered_json("zk" + std::to_string(*leader)) : nlohmann::ordered_json(nullptr);
+  std::int64_t epoch = 0;
+  nlohmann::ordered_json states = nlohmann::ordered_json::object();
+  for (zk::ServerId sid = 1; sid <= static_cast<zk::ServerId>(ensemble->size()); sid++) {
+    zk::QuorumPeer& server = ensemble->server(sid);
+    states[server.name()] = server.up() ? std::string(zk::server_state_name(server.getPeerState())) : "DOWN";
+    if (leader && *leader == sid) epoch = server.getCurrentEpoch();
+    if (!leader) epoch = std::max(epoch, server.getCurrentEpoch());
+  }
+  zookeeper["epoch"] = epoch;
+  zookeeper["states"] = states;
+  return zookeeper;
+}
+
+}  // namespace
+
+RunResult runScenario(const Scenario& scenario, const RunOptions& options) {
+  auto wall_start = std::chrono::steady_clock::now();  // measuring the harness, not the simulation
+  RunResult result;
+  result.scenario = scenario.name;
+  result.seed = options.seed.value_or(scenario.seed);
+
+  Cluster cluster(scenario, result.seed, options.limits);
+  sim::Simulation& sim = cluster.sim();
+  std::unique_ptr<RecipeDriver> driver = makeRecipeDriver(scenario);
+  driver->build(cluster);
+
+  std::unique_ptr<sim::JsonLinesSink> trace_file;
+  if (options.trace_out != nullptr) {
+    trace_file = std::make_unique<sim::JsonLinesSink>(sim, *options.trace_out);
+    sim.trace().add_sink(trace_file.get());
+  }
+  std::unique_ptr<TimelineSink> timeline;
+  if (options.timeline) {
+    timeline = std::make_unique<TimelineSink>(sim, result.timeline);
+    sim.trace().add_sink(timeline.get());
+  }
+  std::vector<std::unique_ptr<properties::Property>> checkers;
+  for (const std::string& name : judged_properties(scenario, *driver, options)) {
+    std::unique_ptr<properties::Property> checker = makeProperty(name, cluster, *driver);
+    if (!checker) {
+      result.properties[name] = properties::Verdict::not_judged;
+      continue;
+    }
+    sim.trace().add_sink(checker.get());
+    checkers.push_back(std::move(checker));
+  }
+
+  cluster.scheduleStartsAndFaults(*driver);
+  sim::Instant end = sim::epoch + scenario.duration;
+  for (auto& checker : checkers) {
+    auto* eventual = dynamic_cast<properties::EventualLeader*>(checker.get());
+    if (eventual == nullptr) continue;
+    sim::Instant sample_at = cluster.lastFault() + eventual->bound();
+    if (sample_at > end) continue;
+    sim.schedule_callback(sample_at, sim::no_node, [&cluster, &driver, eventual] {
+      std::optional<std::string> leader = driver->leaderNow(cluster);
+      eventual->sample(leader.has_value(), leader ? "leader " + *leader : "none, or more than one");
+    });
+  }
+
+  try {
+    sim.run_until(end);
+  } catch (const sim::AssertionFailure& failure) {
+    result.finding = std::string(failure.what()) + " (on " +
+                     (sim.failure_node() == sim::no_node ? std::string("the harness") : sim.node(sim.failure_node()).name()) +
+                     ", seed " + std::to_string(result.seed) + ")";
+  } catch (const sim::LimitExceeded& limit) {
+    result.limit = limit.what();
+  }
+
+  properties::RunFacts facts{sim.now(), cluster.lastFault(), cluster.healed()};
+  for (auto& checker : checkers) {
+    checker->finish(facts);
+    result.properties[std::string(checker->name())] = checker->verdict();
+    for (const properties::Violation& violation : checker->violations()) result.violations.push_back(violation);
+  }
+  std::sort(result.violations.begin(), result.violations.end(), [](const auto& a, const auto& b) { return a.time < b.time; });
+
+  for (const std::string& name : scenario.expect.hold) {
+    if (result.properties[name] != properties::Verdict::held) {
+      result.unmet.push_back(name + " was expected to hold but was " + std::string(properties::verdict_name(result.properties[name])));
+    }
+  }
+  for (const std::string& name : scenario.expect.fail) {
+    if (result.properties[name] != properties::Verdict::violated) {
+      result.unmet.push_back(name + " was expected to be violated but was " +
+                             std::string(properties::verdict_name(result.properties[name])));
+    }
+  }
+  if (result.finding) result.unmet.push_back("the model failed an assertion: " + *result.finding);
+  if (result.limit) result.unmet.push_back("the run hit a limit: " + *result.limit);
+  result.expectations_met = result.unmet.empty();
+
+  result.events = sim.events_processed();
+  result.sim_seconds = std::chrono::duration<double>(sim.now().time_since_epoch()).count();
+  result.trace_hash = sim.trace().hash();
+  if (cluster.ensemble() != nullptr) result.final["zookeeper"] = zookeeperFinal(cluster);
+  driver->reportFinal(cluster, result.final);
+  sim.trace().remove_sink(timeline.get());
+  sim.trace().remove_sink(trace_file.get());
+  for (auto& checker : checkers) sim.trace().remove_sink(checker.get());
+  result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return result;
+}
+
+nlohmann::ordered_json toJson(const RunResult& result) {
+  nlohmann::ordered_json json;
+  json["scenario"] = result.scenario;
+  json["seed"] = result.seed;
+  json["events"] = result.events;
+  json["sim_seconds"] = result.sim_seconds;
+  json["wall_seconds"] = result.wall_seconds;
+  json["trace_hash"] = sim::format_hash(result.trace_hash);
+  nlohmann::ordered_json verdicts = nlohmann::ordered_json::object();
+  for (const auto& [name, verdict] : result.properties) verdicts[name] = properties::verdict_name(verdict);
+  json["properties"] = verdicts;
+  nlohmann::ordered_json violations = nlohmann::ordered_json::array();
+  for (const properties::Violation& violation : result.violations) {
+    violations.push_back({{"property", violation.property}, {"time", sim::format_instant(violation.time)}, {"message", violation.message}});
+  }
+  json["violations"] = violations;
+  json["expectations_met"] = result.expectations_met;
+  if (!result.unmet.empty()) json["unmet"] = result.unmet;
+  if (result.finding) json["finding"] = *result.finding;
+  if (result.limit) json["limit"] = *result.limit;
+  json["final"] = result.final.is_null() ? nlohmann::ordered_json::object() : result.final;
+  return json;
+}
+
+void printSummary(const RunResult& result, std::ostream& out) {
+  out << "scenario " << result.scenario << " (seed " << result.seed << "): " << result.sim_seconds << " s simulated, "
+      << result.events << " events, " << result.wall_seconds << " s wall\n\ntimeline\n";
+  for (const TimelineEntry& entry : result.timeline) {
+    out << "  " << sim::format_instant(entry.time) << "  " << entry.node << "  " << entry.text << "\n";
+  }
+  out << "\nproperties\n";
+  for (const auto& [name, verdict] : result.properties) out << "  " << name << ": " << properties::verdict_name(verdict) << "\n";
+  for (const properties::Violation& violation : result.violations) {
+    out << "    " << sim::format_instant(violation.time) << " " << violation.property << ": " << violation.message << "\n";
+  }
+  out << "\nfinal\n" << result.final.dump(2) << "\n\n";
+  if (result.expectations_met) {
+    out << "expectations met (trace hash " << sim::format_hash(result.trace_hash) << ")\n";
+  } else {
+    out << "EXPECTATIONS NOT MET:\n";
+    for (const std::string& reason : result.unmet) out << "  " << reason << "\n";
+  }
+}
+
+}  // namespace harness

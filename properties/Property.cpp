@@ -1,0 +1,32 @@
+#include "properties/Property.h"
+
+#include "sim/node.h"
+
+namespace properties {
+
+std::string_view verdict_name(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::held: return "held";
+    case Verdict::violated: return "violated";
+    case Verdict::not_judged: return "not-judged";
+  }
+  return "unknown";
+}
+
+void Property::violate(std::string message) {
+  violations_total_++;
+  if (violations_.size() >= violations_kept_max) return;
+  violations_.push_back(Violation{std::string(name()), sim_.now(), message});
+  // Into the trace as its own event, scheduled rather than emitted from inside this sink's callback.
+  std::string property(name());
+  sim_.schedule_callback(sim_.now(), sim::no_node, [&sim = sim_, property, message] {
+    sim.trace().emit(sim::no_node, "property.violation", {{"property", property}, {"message", message}});
+  });
+}
+
+const std::string& Property::node_name(sim::NodeId node) const {
+  static const std::string none = "sim";
+  return node == sim::no_node ? none : sim_.node(node).name();
+}
+
+}  // namespace properties

@@ -1,0 +1,19 @@
+#include "properties/eventual_leader.h"
+
+namespace properties {
+
+void EventualLeader::sample(bool leader_present, const std::string& description) {
+  sampled_ = leader_present;
+  if (!leader_present) violate("no leader " + sim::format_duration(bound_) + " after the last fault: " + description);
+}
+
+void EventualLeader::finish(const RunFacts& facts) {
+  judged_ = sampled_.has_value() && facts.healed_at_end && facts.end >= facts.last_fault + bound_;
+}
+
+Verdict EventualLeader::verdict() const {
+  if (!judged_) return Verdict::not_judged;
+  return violations().empty() ? Verdict::held : Verdict::violated;
+}
+
+}  // namespace properties
