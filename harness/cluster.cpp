@@ -36,7 +36,9 @@ Cluster::Cluster(const Scenario& scenario, std::uint64_t seed, const sim::Simula
       zk::QuorumPeer& server = ensemble_->server(sid);
       registerNode(server.name(), server);
       auto history = scenario.zookeeper.initial_zxid.find(server.name());
-      if (history != scenario.zookeeper.initial_zxid.end() && history->second > 0) server.seedHistory(history->second);
+      auto epoch = scenario.zookeeper.initial_epoch.find(server.name());
+      std::int64_t persisted_epoch = epoch == scenario.zookeeper.initial_epoch.end() ? -1 : epoch->second;
+      if (history != scenario.zookeeper.initial_zxid.end() && history->second > 0) server.seedHistory(history->second, persisted_epoch);
     }
     for (int writer = 1; writer <= scenario.clients.writers; writer++) {
       std::string name = "w" + std::to_string(writer);

@@ -157,6 +157,13 @@ RunResult runScenario(const Scenario& scenario, const RunOptions& options) {
                              std::string(properties::verdict_name(result.properties[name])));
     }
   }
+  if (scenario.expect.zookeeper_leader && cluster.ensemble() != nullptr) {
+    std::optional<zk::ServerId> leader = cluster.ensemble()->leader();
+    std::string actual = leader ? "zk" + std::to_string(*leader) : "none";
+    if (actual != *scenario.expect.zookeeper_leader) {
+      result.unmet.push_back("the ZooKeeper leader at the end was expected to be " + *scenario.expect.zookeeper_leader + " but is " + actual);
+    }
+  }
   if (result.finding) result.unmet.push_back("the model failed an assertion: " + *result.finding);
   if (result.limit) result.unmet.push_back("the run hit a limit: " + *result.limit);
   result.expectations_met = result.unmet.empty();

@@ -59,6 +59,9 @@ struct ZooKeeperConfig {
   sim::Duration start_interval = 1s;  // with staggered: zk1 at 0, zk2 at start_interval, ...
   // Persisted state before start, epoch<<32|counter, by server name (zk1..zkN); absent means empty.
   std::map<std::string, std::int64_t> initial_zxid;
+  // electsim addition: the persisted currentEpoch (and acceptedEpoch) by server name, when it is not
+  // the last zxid's epoch (a server that synced an epoch and logged nothing in it). Needs initial_zxid.
+  std::map<std::string, std::int64_t> initial_epoch;
   // electsim additions: minSessionTimeout / maxSessionTimeout of zoo.cfg. Absent means ZooKeeper's
   // defaults, 2 and 20 ticks.
   std::optional<sim::Duration> min_session_timeout;
@@ -169,6 +172,8 @@ struct Fault {
 struct Expect {
   std::vector<std::string> hold;  // properties that must hold
   std::vector<std::string> fail;  // properties this scenario must violate (bug demonstrations)
+  // electsim addition: the server that must be LEADING at the end ("none": no leader).
+  std::optional<std::string> zookeeper_leader;
 
   friend bool operator==(const Expect&, const Expect&) = default;
 };

@@ -71,13 +71,14 @@ StartMode start_mode(const Source& source, const Field& field) {
 // The sections whose keys are node names wait until every node count is known.
 struct NamedMaps {
   std::optional<Field> initial_zxid;
+  std::optional<Field> initial_epoch;
   std::optional<Field> ids;
 };
 
 void read_zookeeper(const Source& source, const Field& field, ZooKeeperConfig& config, NamedMaps& later) {
   MapReader map(source, field,
                 {"servers", "tick_time", "init_limit", "sync_limit", "start", "start_interval", "initial_zxid",
-                 "min_session_timeout", "max_session_timeout"});
+                 "initial_epoch", "min_session_timeout", "max_session_timeout"});
   if (auto f = map.find("servers")) config.servers = static_cast<int>(integer(source, *f, 1, servers_max));
   if (auto f = map.find("tick_time")) config.tick_time = positive_duration(source, *f);
   if (auto f = map.find("init_limit")) config.init_limit = static_cast<int>(integer(source, *f, 1, limit_ticks_max));
@@ -85,6 +86,7 @@ void read_zookeeper(const Source& source, const Field& field, ZooKeeperConfig& c
   if (auto f = map.find("start")) config.start = start_mode(source, *f);
   if (auto f = map.find("start_interval")) config.start_interval = duration(source, *f);
   if (auto f = map.find("initial_zxid")) later.initial_zxid = *f;
+  if (auto f = map.find("initial_epoch")) later.initial_epoch = *f;
   if (auto f = map.find("min_session_timeout")) config.min_session_timeout = positive_duration(source, *f);
   if (auto f = map.find("max_session_timeout")) config.max_session_timeout = positive_duration(source, *f);
   if (config.min_session_timeout && config.max_session_timeout &&
@@ -178,6 +180,21 @@ void read_named_maps(const Source& source, const NamedMaps& later, Scenario& sce
     scenario.zookeeper.initial_zxid =
         read_by_node(source, *later.initial_zxid, nodes, NodeRole::server,
                      [&](const Field& entry) { return integer(source, entry, 0, INT64_MAX); });
+  }
+  if (later.initial_epoch) {
+    scenario.zookeeper.initial_epoch =
+        read_by_node(source, *later.initial_epoch, nodes, NodeRole::server, [&](const Field& entry) {
+          std::int64_t epoch = integer(source, entry, 0, INT32_MAX);
+          auto zxid = scenario.zookeeper.initial_zxid.find(entry.name);
+          if (zxid == scenario.zookeeper.initial_zxid.end()) {
+            source.fail(entry.mark(), "zookeeper.initial_epoch." + entry.name + " needs zookeeper.initial_zxid." + entry.name);
+          }
+          if (epoch < (zxid->second >> 32)) {
+            source.fail(entry.mark(), "zookeeper.initial_epoch." + entry.name + " (" + std::to_string(epoch) +
+                                          ") is older than the epoch of its initial zxid (" + std::to_string(zxid->second >> 32) + ")");
+          }
+          return epoch;
+        });
   }
   if (!later.ids) return;
   scenario.instances.ids = read_by_node(source, *later.ids, nodes, NodeRole::instance,
@@ -293,7 +310,13 @@ ElasticsearchConfig read_elasticsearch(const Source& source, const Field& field)
 }
 
 void read_expect(const Source& source, const Field& field, Expect& expect) {
-  MapReader map(source, field, {"hold", "fail"});
+  MapReader map(source, field, {"hold", "fail", "zookeeper_leader"});
+  if (auto f = map.find("zookeeper_leader")) {
+    expect.zookeeper_leader = nonempty_text(source, *f);
+    const std::string& leader = *expect.zookeeper_leader;
+    bool server = leader.size() > 2 && leader.starts_with("zk") && leader.substr(2).find_first_not_of("0123456789") == std::string::npos;
+    if (leader != "none" && !server) source.fail(f->mark(), "expect.zookeeper_leader is a server name (zk1..zkN) or none");
+  }
   std::vector<Name> hold;
   std::vector<Name> fail;
   if (auto f = map.find("hold")) hold = unique_names(source, *f, properties().size());

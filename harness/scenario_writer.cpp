@@ -68,6 +68,11 @@ void write_zookeeper(YAML::Emitter& out, const ZooKeeperConfig& config) {
       out << YAML::Key << server << YAML::Value << YAML::Hex << zxid;
     out << YAML::EndMap;
   }
+  if (!config.initial_epoch.empty()) {
+    out << YAML::Key << "initial_epoch" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    for (const auto& [server, epoch] : config.initial_epoch) out << YAML::Key << server << YAML::Value << YAML::Dec << epoch;
+    out << YAML::EndMap;
+  }
   if (config.min_session_timeout) {
     out << YAML::Key << "min_session_timeout" << YAML::Value;
     write_duration(out, *config.min_session_timeout);
@@ -221,6 +226,7 @@ void write_expect_and_failure(YAML::Emitter& out, const Expect& expect, const st
   write_names(out, expect.hold);
   out << YAML::Key << "fail" << YAML::Value;
   write_names(out, expect.fail);
+  if (expect.zookeeper_leader) out << YAML::Key << "zookeeper_leader" << YAML::Value << *expect.zookeeper_leader;
   out << YAML::EndMap;
   if (!failure) return;
   out << YAML::Key << "failure" << YAML::Value << YAML::BeginMap;

@@ -14,8 +14,16 @@ void WorkloadClient::on_start() {
 void WorkloadClient::on_stop() { zk_.reset(); }
 
 sim::Task<void> WorkloadClient::run() {
+  // Writer wN keeps /workload/wN: its data is rewritten every write_interval, or, with
+  // ephemeral_writes, each write creates a fresh ephemeral-sequential child and removes the last
+  // one (a stream of session-owned creates). Each writer also watches its neighbour's node once,
+  // and never renews that watch: a second notification would mean a watch fired twice.
   std::string path = "/workload/" + name();
+  int number = std::stoi(name().substr(1));
+  std::string neighbour = "/workload/w" + std::to_string(number + 1);
   bool created = false;
+  bool watching = false;
+  std::string last_ephemeral;
   while (true) {
     co_await sim().sleep(config_.write_interval);
     if (zk_->closed()) {
@@ -23,17 +31,31 @@ sim::Task<void> WorkloadClient::run() {
       zk_ = std::make_unique<zk::ZooKeeper>(*this, servers_, config_.session_timeout, zk::Watcher{},
                                             sim().random().seed_for(name() + "/" + std::to_string(writes_)));
       created = false;
+      last_ephemeral.clear();
       continue;
     }
     if (!zk_->connected()) continue;
-    std::string value = std::to_string(writes_);
-    zk::Code code;
     if (!created) {
       co_await zk_->create("/workload", "", zk::CreateMode::persistent);
-      zk::CreateMode mode = config_.ephemeral_writes ? zk::CreateMode::ephemeral : zk::CreateMode::persistent;
-      zk::CreateResult result = co_await zk_->create(path, value, mode);
+      zk::CreateResult result = co_await zk_->create(path, "0", zk::CreateMode::persistent);
+      created = result.code == zk::Code::ok || result.code == zk::Code::node_exists;
+      continue;
+    }
+    if (!watching) {
+      watching = true;
+      co_await zk_->exists(neighbour, [this](const zk::WatchedEvent& event) {
+        sim().trace().emit(id(), "workload.watch", {{"path", event.path}, {"type", zk::event_type_name(event.type)}});
+      });
+    }
+    std::string value = std::to_string(writes_);
+    zk::Code code;
+    if (config_.ephemeral_writes) {
+      zk::CreateResult result = co_await zk_->create(path + "/e-", value, zk::CreateMode::ephemeral_sequential);
       code = result.code;
-      created = code == zk::Code::ok || code == zk::Code::node_exists;
+      if (code == zk::Code::ok) {
+        if (!last_ephemeral.empty()) co_await zk_->deleteNode(last_ephemeral);
+        last_ephemeral = result.path;
+      }
     } else {
       zk::StatResult result = co_await zk_->setData(path, value);
       code = result.code;

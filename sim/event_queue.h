@@ -50,6 +50,35 @@ class EventQueue {
     return minimum;
   }
 
+  // Drops every event for which keep() is false, in place. Order is untouched: each bucket keeps its
+  // survivors in their original order and the radix base does not move.
+  template <class Keep>
+  std::size_t filter(Keep keep) {
+    std::size_t removed = 0;
+    for (Bucket& bucket : buckets_) {
+      std::uint32_t previous = none;
+      std::uint32_t at = bucket.head;
+      while (at != none) {
+        std::uint32_t next = pool_[at].next;
+        if (keep(pool_[at].event)) {
+          previous = at;
+        } else {
+          if (previous == none) {
+            bucket.head = next;
+          } else {
+            pool_[previous].next = next;
+          }
+          if (bucket.tail == at) bucket.tail = previous;
+          release(at);
+          removed++;
+        }
+        at = next;
+      }
+    }
+    size_ -= removed;
+    return removed;
+  }
+
   Event pop() {
     ELECTSIM_ASSERT(size_ > 0);
     if (buckets_[0].head == none) refill_bucket_zero();

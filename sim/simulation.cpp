@@ -76,12 +76,31 @@ EventToken Simulation::schedule_resume(Instant at, std::coroutine_handle<> handl
   return EventToken{slot, entry.generation};
 }
 
+void Simulation::release_callback_slot(std::uint32_t slot) {
+  CallbackSlot& entry = callback_slots_[slot];
+  entry.generation++;
+  entry.callback = nullptr;
+  entry.next_free = free_callback_slot_;
+  free_callback_slot_ = slot;
+}
+
+void Simulation::compact() {
+  std::size_t removed = queue_.filter([this](const Event& event) {
+    if (event.kind() == static_cast<std::uint8_t>(EventKind::resume)) return resume_slots_[event.target].generation == event.generation;
+    if (event.kind() == static_cast<std::uint8_t>(EventKind::callback)) return callback_slots_[event.target].generation == event.generation;
+    return true;  // handlers check their own events
+  });
+  (void)removed;  // the count is a heuristic (deferred events of paused nodes are counted too)
+  cancelled_pending_ = 0;
+}
+
 void Simulation::cancel_slow(EventToken& token) {
   // Callback tokens carry the top bit; the rest are resume slots.
   if (token.slot & 0x80000000u) {
     std::uint32_t slot = token.slot & 0x7fffffffu;
     CallbackSlot& entry = callback_slots_[slot];
     if (entry.generation == token.generation) {
+      cancelled_pending_++;
       entry.generation++;
       entry.callback = nullptr;
       entry.next_free = free_callback_slot_;
@@ -90,6 +109,7 @@ void Simulation::cancel_slow(EventToken& token) {
   } else {
     ResumeSlot& entry = resume_slots_[token.slot];
     if (entry.generation == token.generation) {
+      cancelled_pending_++;
       entry.generation++;
       entry.handle = {};
       entry.next_free = free_resume_slot_;
@@ -161,7 +181,10 @@ void Simulation::dispatch(const Event& event) {
 
 void Simulation::dispatch_resume(const Event& event) {
   ResumeSlot& entry = resume_slots_[event.target];
-  if (entry.generation != event.generation) return;  // cancelled
+  if (entry.generation != event.generation) {
+    if (cancelled_pending_ > 0) cancelled_pending_--;  // a cancelled event reached its time
+    return;
+  }
   if (runtime_[entry.node].paused) {
     runtime_[entry.node].deferred.push_back(event);
     return;
@@ -180,12 +203,14 @@ void Simulation::dispatch_resume(const Event& event) {
 
 void Simulation::dispatch_callback(const Event& event) {
   CallbackSlot& entry = callback_slots_[event.target];
-  if (entry.generation != event.generation) return;  // cancelled
+  if (entry.generation != event.generation) {
+    if (cancelled_pending_ > 0) cancelled_pending_--;
+    return;
+  }
   if (entry.node != no_node) {
     if (runtime_[entry.node].incarnation != entry.incarnation) {
       // The node crashed or restarted since: the action belonged to a process that is gone.
-      EventToken token{event.target | 0x80000000u, event.generation};
-      cancel(token);
+      release_callback_slot(event.target);
       return;
     }
     if (runtime_[entry.node].paused) {
@@ -196,8 +221,7 @@ void Simulation::dispatch_callback(const Event& event) {
   events_processed_++;
   std::function<void()> callback = std::move(entry.callback);
   NodeId node = entry.node;
-  EventToken token{event.target | 0x80000000u, event.generation};
-  cancel(token);
+  release_callback_slot(event.target);
   current_node_ = node;
   callback();
   current_node_ = no_node;
@@ -223,11 +247,11 @@ void Simulation::node_stopped(NodeId id) {
   std::vector<Event> deferred = std::move(runtime.deferred);
   runtime.deferred.clear();
   for (const Event& event : deferred) {
-    // Free the slots of what the stopped process was about to do; resume slots were already
-    // cancelled by the destroyed frames' awaiters, so cancelling them again is harmless.
-    bool callback = event.kind() == static_cast<std::uint8_t>(EventKind::callback);
-    EventToken token{callback ? (event.target | 0x80000000u) : event.target, event.generation};
-    cancel(token);
+    // Free the slots of what the stopped process was about to do (not in the queue: released, not
+    // cancelled). Resume slots were already cancelled by the destroyed frames' awaiters.
+    if (event.kind() == static_cast<std::uint8_t>(EventKind::callback) && callback_slots_[event.target].generation == event.generation) {
+      release_callback_slot(event.target);
+    }
   }
   runtime.paused = false;
   runtime.incarnation++;

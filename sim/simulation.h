@@ -179,8 +179,15 @@ class Simulation {
   std::uint64_t next_key(std::uint8_t kind) { return (next_sequence_++ << 8) | kind; }
   void push(Event event) {
     if (queue_.size() >= limits_.max_pending_events) [[unlikely]] queue_full();
+    if (cancelled_pending_ > compaction_threshold && cancelled_pending_ * 2 > queue_.size()) [[unlikely]] compact();
     queue_.push(event);
   }
+  // Cancelled events stay queued until their time (lazy deletion). When they are most of the queue
+  // (a coroutine polling a queue in a loop with a long timeout leaves one behind each time), they
+  // are swept out.
+  void compact();
+  void release_callback_slot(std::uint32_t slot);
+  static constexpr std::uint64_t compaction_threshold = 4096;
   void queue_full();
   void cancel_slow(EventToken& token);
   void dispatch(const Event& event);
@@ -194,6 +201,7 @@ class Simulation {
   Instant now_ = epoch;
   std::uint64_t next_sequence_ = 0;
   std::uint64_t events_processed_ = 0;
+  std::uint64_t cancelled_pending_ = 0;  // cancelled events still in the queue
   EventQueue<Event> queue_;  // ordered by (time, insertion sequence)
   std::vector<ResumeSlot> resume_slots_;
   std::uint32_t free_resume_slot_ = UINT32_MAX;

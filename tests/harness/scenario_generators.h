@@ -196,8 +196,12 @@ inline void gen_cluster(Scenario& s) {
   s.zookeeper.start = *rc::gen::element(StartMode::together, StartMode::staggered);
   s.zookeeper.start_interval = *gen_duration(0s, 10s);
   for (int n = 1; n <= s.zookeeper.servers; n++) {
-    if (*rc::gen::arbitrary<bool>())
-      s.zookeeper.initial_zxid[server_name(n)] = *rc::gen::inRange<std::int64_t>(0, INT64_MAX);
+    if (!*rc::gen::arbitrary<bool>()) continue;
+    s.zookeeper.initial_zxid[server_name(n)] = *rc::gen::inRange<std::int64_t>(0, INT64_MAX);
+    std::int64_t zxid_epoch = s.zookeeper.initial_zxid[server_name(n)] >> 32;
+    if (*rc::gen::arbitrary<bool>() && zxid_epoch < INT32_MAX) {
+      s.zookeeper.initial_epoch[server_name(n)] = *rc::gen::inRange<std::int64_t>(zxid_epoch, INT32_MAX);
+    }
   }
   if (*rc::gen::arbitrary<bool>()) s.zookeeper.min_session_timeout = *gen_duration(1ms, 10s);
   if (*rc::gen::arbitrary<bool>()) {
@@ -239,6 +243,7 @@ inline rc::Gen<Scenario> gen_scenario() {
     std::size_t held = *rc::gen::inRange<std::size_t>(0, properties.size() + 1);
     s.expect.hold.assign(properties.begin(), properties.begin() + static_cast<std::ptrdiff_t>(held));
     s.expect.fail.assign(properties.begin() + static_cast<std::ptrdiff_t>(held), properties.end());
+    if (*rc::gen::arbitrary<bool>()) s.expect.zookeeper_leader = *rc::gen::element<std::string>("none", "zk1", "zk3");
     if (*rc::gen::arbitrary<bool>()) {
       FailureRecord failure;
       failure.property = *rc::gen::elementOf(registry_names(harness::properties()));

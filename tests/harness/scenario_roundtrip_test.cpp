@@ -153,7 +153,7 @@ TEST(ScenarioRoundTrip, ChosenScenarios) {
       resize,
       on_node(1h, FaultKind::disable, "i3"),
   };
-  every_fault.expect = {{"zab-single-leader"}, {"job-single-leader", "no-double-execution"}};
+  every_fault.expect = {{"zab-single-leader"}, {"job-single-leader", "no-double-execution"}, "zk2"};
   EXPECT_EQ(round_trip(every_fault), every_fault);
 
   Scenario contract = parse_scenario_text(write_scenario(every_fault), "x");

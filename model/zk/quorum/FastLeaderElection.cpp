@@ -122,6 +122,7 @@ sim::Task<std::optional<Vote>> FastLeaderElection::lookForLeader() {
       self_.sim().trace().emit(self_.id(), "fle.timeout", {{"next_timeout", notTimeout}});
       continue;
     }
+    co_await self_.sim().sleep(config.notification_processing_time);
     switch (n->state) {
       case ServerState::looking: {
         // An untrusted empty database (zxid -1) neither votes nor is voted for.
@@ -162,6 +163,7 @@ sim::Task<std::optional<Vote>> FastLeaderElection::lookForLeader() {
         // finalizeWait: give a better vote 200 ms to show up; worse ones are dropped.
         std::optional<Notification> next;
         while ((next = co_await recvqueue_.poll(config.finalize_wait))) {
+          co_await self_.sim().sleep(config.notification_processing_time);
           if (totalOrderPredicate(next->leader, next->zxid, next->peer_epoch, proposedLeader_, proposedZxid_, proposedEpoch_)) {
             recvqueue_.push(*next);  // back at the tail; the election goes on
             break;

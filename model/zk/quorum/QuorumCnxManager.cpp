@@ -92,6 +92,8 @@ sim::Task<void> QuorumCnxManager::sendWorker(ServerId sid, std::uint32_t connect
       peer.queued.reset();
       peer.last_message_sent = notification;
       peer.socket.send(ElectionPacket{false, self_.myid(), notification});
+      // The write takes time; what is queued meanwhile may be replaced by something newer.
+      co_await self_.sim().sleep(self_.config().election_send_interval);
       continue;
     }
     co_await send_ready_.wait();

@@ -78,7 +78,7 @@ void QuorumPeer::setAcceptedEpoch(std::int64_t epoch) {
   sim().trace().emit(id(), "zab.epoch", {{"current_epoch", disk_.current_epoch}, {"accepted_epoch", epoch}});
 }
 
-void QuorumPeer::seedHistory(Zxid last_zxid) {
+void QuorumPeer::seedHistory(Zxid last_zxid, std::int64_t epoch) {
   ELECTSIM_ASSERT_MSG(starts() == 0, "history is seeded before the first start");
   ELECTSIM_ASSERT(last_zxid > 0);
   // One logged txn carrying the zxid: an error txn, which changes nothing in the tree (ZooKeeper
@@ -90,8 +90,9 @@ void QuorumPeer::seedHistory(Zxid last_zxid) {
   txn->header.type = OpCode::error;
   txn->body = ErrorTxn{Code::node_exists};
   disk_.log.push_back(std::move(txn));
-  disk_.current_epoch = epoch_of(last_zxid);
-  disk_.accepted_epoch = epoch_of(last_zxid);
+  ELECTSIM_ASSERT(epoch == -1 || epoch >= epoch_of(last_zxid));
+  disk_.current_epoch = epoch == -1 ? epoch_of(last_zxid) : epoch;
+  disk_.accepted_epoch = disk_.current_epoch;
 }
 
 void QuorumPeer::loadDataBase() {

@@ -61,7 +61,8 @@ class QuorumPeer final : public sim::Node {
   const ServerDisk& disk() const { return disk_; }
 
   // A history persisted before the first start (the scenario's initial_zxid).
-  void seedHistory(Zxid last_zxid);
+  // `epoch` (>= the zxid's epoch) is the persisted currentEpoch and acceptedEpoch; -1: the zxid's.
+  void seedHistory(Zxid last_zxid, std::int64_t epoch = -1);
 
   // Applies a committed txn to the database and traces it (zab.commit, znode.*, session.*): every
   // path by which a txn reaches a server's state goes through here.

@@ -42,6 +42,14 @@ struct QuorumPeerConfig {
   sim::Duration finalize_wait = 200ms;
   sim::Duration min_notification_interval = 200ms;
   sim::Duration max_notification_interval = 60000ms;
+  // The CPU time lookForLeader spends on one notification. Real servers are bounded by their CPU:
+  // with a non-total order (ZOOKEEPER-1419) the finalizeWait loop can re-queue "better" votes
+  // forever, a busy loop that only the cost of each step keeps from happening in zero time.
+  sim::Duration notification_processing_time = 50us;
+  // A SendWorker writes one message at a time, and each write takes time: at most one notification
+  // per this interval leaves on a connection, and newer ones replace unsent ones meanwhile (the send
+  // queue holds one). Without a cost per message, a vote storm (ZOOKEEPER-1419) would be unbounded.
+  sim::Duration election_send_interval = 1ms;
   // QuorumCnxManager.cnxTO: the TCP connect timeout between election ports.
   sim::Duration election_connect_timeout = 5000ms;
   // How long an fsync of the txn log takes (SyncRequestProcessor's group commit). A crash loses
