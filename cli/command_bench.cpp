@@ -53,12 +53,14 @@ int command_bench(const Arguments& arguments) {
     std::cout << "usage: electsim bench BENCHMARK [options]\n\n"
                  "benchmarks:\n"
                  "  token-storm   the engine micro-benchmark: tokens forwarded between nodes\n"
+                 "  zk            a ZooKeeper ensemble under a steady write load (speed vs real time)\n"
                  "  strategies    the sharding strategies: balance, items moved on a leave or join, speed\n";
     return arguments.empty() ? exit_bad_input : exit_ok;
   }
   Arguments rest(arguments.begin() + 1, arguments.end());
   if (arguments[0] == "token-storm") return bench_token_storm(rest);
   if (arguments[0] == "strategies") return bench_strategies(rest);
+  if (arguments[0] == "zk") return bench_zookeeper(rest);
   throw UsageError("bench: unknown benchmark '" + arguments[0] + "' (see: electsim bench --help)");
 }
 

@@ -96,6 +96,8 @@ void Cluster::scheduleStartsAndFaults(RecipeDriver& driver) {
       sim::Duration at = mode == StartMode::staggered ? interval * static_cast<std::int64_t>(i) : sim::Duration::zero();
       std::string name = nodes[i]->name();
       sim.schedule_callback(sim::epoch + at, sim::no_node, [this, &driver, name, recipe] {
+        // A fault may have started it already (a restart before its turn): the first start is once.
+        if (node(name).starts() > 0) return;
         if (recipe) {
           driver.startInstance(*this, name);
         } else {

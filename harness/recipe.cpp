@@ -26,8 +26,8 @@ std::unique_ptr<RecipeDriver> makeRecipeDriver(const Scenario& scenario) {
     case Recipe::elasticjob:
     case Recipe::leader_latch:
     case Recipe::leader_selector:
-    case Recipe::naive_master:
-    case Recipe::es_zen: break;
+    case Recipe::es_zen: return makeEsRecipe();
+    case Recipe::naive_master: break;
   }
   throw std::runtime_error("recipe " + std::string(recipe_name(scenario.recipe)) + " is not available in this build yet");
 }

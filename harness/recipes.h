@@ -8,5 +8,6 @@
 namespace harness {
 
 std::unique_ptr<RecipeDriver> makeZooKeeperRecipe();
+std::unique_ptr<RecipeDriver> makeEsRecipe();
 
 }  // namespace harness

@@ -28,14 +28,27 @@ template <class Event>
 class EventQueue {
  public:
   static constexpr int bucket_count = 65;
+  static constexpr std::uint32_t none = UINT32_MAX;
 
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
 
-  void push(const Event& event) {
+  // Returns a handle that erase() takes until the event is popped.
+  std::uint32_t push(const Event& event) {
     ELECTSIM_ASSERT(event.at >= last_);
-    append(buckets_[bucket_of(event.at)], allocate(event));
+    std::uint32_t index = allocate(event);
+    append(static_cast<std::uint8_t>(bucket_of(event.at)), index);
     size_++;
+    return index;
+  }
+
+  // Removes a pending event now (a cancelled timer), instead of leaving it to be skipped later.
+  void erase(std::uint32_t index) {
+    ELECTSIM_ASSERT(index < pool_.size());
+    ELECTSIM_ASSERT(pool_[index].bucket != free_bucket);
+    unlink(index);
+    release(index);
+    size_--;
   }
 
   // The earliest event's time. The queue must not be empty. It only looks: moving the radix base
@@ -50,41 +63,11 @@ class EventQueue {
     return minimum;
   }
 
-  // Drops every event for which keep() is false, in place. Order is untouched: each bucket keeps its
-  // survivors in their original order and the radix base does not move.
-  template <class Keep>
-  std::size_t filter(Keep keep) {
-    std::size_t removed = 0;
-    for (Bucket& bucket : buckets_) {
-      std::uint32_t previous = none;
-      std::uint32_t at = bucket.head;
-      while (at != none) {
-        std::uint32_t next = pool_[at].next;
-        if (keep(pool_[at].event)) {
-          previous = at;
-        } else {
-          if (previous == none) {
-            bucket.head = next;
-          } else {
-            pool_[previous].next = next;
-          }
-          if (bucket.tail == at) bucket.tail = previous;
-          release(at);
-          removed++;
-        }
-        at = next;
-      }
-    }
-    size_ -= removed;
-    return removed;
-  }
-
   Event pop() {
     ELECTSIM_ASSERT(size_ > 0);
     if (buckets_[0].head == none) refill_bucket_zero();
     std::uint32_t first = buckets_[0].head;
-    buckets_[0].head = pool_[first].next;
-    if (buckets_[0].head == none) buckets_[0].tail = none;
+    unlink(first);
     Event event = pool_[first].event;
     release(first);
     size_--;
@@ -92,14 +75,16 @@ class EventQueue {
   }
 
  private:
-  static constexpr std::uint32_t none = UINT32_MAX;
+  static constexpr std::uint8_t free_bucket = 0xff;
 
-  // Buckets are linked lists threaded through one pool of nodes, so a bucket used for the first
-  // time (time crossing a power of two) allocates nothing: the pool only grows when the number of
-  // pending events reaches a new peak.
+  // Buckets are doubly linked lists threaded through one pool of nodes, so a bucket used for the
+  // first time (time crossing a power of two) allocates nothing, and a cancelled event leaves at
+  // once: the pool only grows when the number of pending events reaches a new peak.
   struct Slot {
     Event event;
     std::uint32_t next;
+    std::uint32_t previous;
+    std::uint8_t bucket;
   };
   struct Bucket {
     std::uint32_t head = none;
@@ -115,22 +100,41 @@ class EventQueue {
     } else {
       index = static_cast<std::uint32_t>(pool_.size());
       ELECTSIM_ASSERT(index != none);
-      pool_.push_back(Slot{event, none});
+      pool_.push_back(Slot{event, none, none, free_bucket});
     }
-    pool_[index].next = none;
     return index;
   }
   void release(std::uint32_t index) {
+    pool_[index].bucket = free_bucket;
     pool_[index].next = free_;
     free_ = index;
   }
-  void append(Bucket& bucket, std::uint32_t index) {
+  void append(std::uint8_t bucket_index, std::uint32_t index) {
+    Bucket& bucket = buckets_[bucket_index];
+    Slot& slot = pool_[index];
+    slot.bucket = bucket_index;
+    slot.next = none;
+    slot.previous = bucket.tail;
     if (bucket.tail == none) {
       bucket.head = index;
     } else {
       pool_[bucket.tail].next = index;
     }
     bucket.tail = index;
+  }
+  void unlink(std::uint32_t index) {
+    Slot& slot = pool_[index];
+    Bucket& bucket = buckets_[slot.bucket];
+    if (slot.previous == none) {
+      bucket.head = slot.next;
+    } else {
+      pool_[slot.previous].next = slot.next;
+    }
+    if (slot.next == none) {
+      bucket.tail = slot.previous;
+    } else {
+      pool_[slot.next].previous = slot.previous;
+    }
   }
 
   std::size_t bucket_of(std::int64_t at) const {
@@ -159,10 +163,9 @@ class EventQueue {
     buckets_[source] = Bucket{};
     while (at != none) {
       std::uint32_t next = pool_[at].next;
-      pool_[at].next = none;
       std::size_t target = bucket_of(pool_[at].event.at);
       ELECTSIM_ASSERT(target < source);
-      append(buckets_[target], at);
+      append(static_cast<std::uint8_t>(target), at);
       at = next;
     }
   }

@@ -72,7 +72,7 @@ EventToken Simulation::schedule_resume(Instant at, std::coroutine_handle<> handl
   ResumeSlot& entry = resume_slots_[slot];
   entry.handle = handle;
   entry.node = node;
-  push(Event{nanos(at), next_key(static_cast<std::uint8_t>(EventKind::resume)), slot, entry.generation});
+  entry.queued = push(Event{nanos(at), next_key(static_cast<std::uint8_t>(EventKind::resume)), slot, entry.generation});
   return EventToken{slot, entry.generation};
 }
 
@@ -84,23 +84,14 @@ void Simulation::release_callback_slot(std::uint32_t slot) {
   free_callback_slot_ = slot;
 }
 
-void Simulation::compact() {
-  std::size_t removed = queue_.filter([this](const Event& event) {
-    if (event.kind() == static_cast<std::uint8_t>(EventKind::resume)) return resume_slots_[event.target].generation == event.generation;
-    if (event.kind() == static_cast<std::uint8_t>(EventKind::callback)) return callback_slots_[event.target].generation == event.generation;
-    return true;  // handlers check their own events
-  });
-  (void)removed;  // the count is a heuristic (deferred events of paused nodes are counted too)
-  cancelled_pending_ = 0;
-}
-
 void Simulation::cancel_slow(EventToken& token) {
   // Callback tokens carry the top bit; the rest are resume slots.
   if (token.slot & 0x80000000u) {
     std::uint32_t slot = token.slot & 0x7fffffffu;
     CallbackSlot& entry = callback_slots_[slot];
     if (entry.generation == token.generation) {
-      cancelled_pending_++;
+      if (entry.queued != no_queue) queue_.erase(entry.queued);
+      entry.queued = no_queue;
       entry.generation++;
       entry.callback = nullptr;
       entry.next_free = free_callback_slot_;
@@ -109,7 +100,8 @@ void Simulation::cancel_slow(EventToken& token) {
   } else {
     ResumeSlot& entry = resume_slots_[token.slot];
     if (entry.generation == token.generation) {
-      cancelled_pending_++;
+      if (entry.queued != no_queue) queue_.erase(entry.queued);
+      entry.queued = no_queue;
       entry.generation++;
       entry.handle = {};
       entry.next_free = free_resume_slot_;
@@ -128,7 +120,7 @@ EventToken Simulation::schedule_callback(Instant at, NodeId node, std::function<
   entry.callback = std::move(callback);
   entry.node = node;
   entry.incarnation = node == no_node ? 0 : runtime_[node].incarnation;
-  push(Event{nanos(at), next_key(static_cast<std::uint8_t>(EventKind::callback)), slot, entry.generation});
+  entry.queued = push(Event{nanos(at), next_key(static_cast<std::uint8_t>(EventKind::callback)), slot, entry.generation});
   return EventToken{slot | 0x80000000u, entry.generation};
 }
 
@@ -181,10 +173,8 @@ void Simulation::dispatch(const Event& event) {
 
 void Simulation::dispatch_resume(const Event& event) {
   ResumeSlot& entry = resume_slots_[event.target];
-  if (entry.generation != event.generation) {
-    if (cancelled_pending_ > 0) cancelled_pending_--;  // a cancelled event reached its time
-    return;
-  }
+  ELECTSIM_ASSERT_MSG(entry.generation == event.generation, "a cancelled event stayed queued");
+  entry.queued = no_queue;
   if (runtime_[entry.node].paused) {
     runtime_[entry.node].deferred.push_back(event);
     return;
@@ -203,10 +193,8 @@ void Simulation::dispatch_resume(const Event& event) {
 
 void Simulation::dispatch_callback(const Event& event) {
   CallbackSlot& entry = callback_slots_[event.target];
-  if (entry.generation != event.generation) {
-    if (cancelled_pending_ > 0) cancelled_pending_--;
-    return;
-  }
+  ELECTSIM_ASSERT_MSG(entry.generation == event.generation, "a cancelled event stayed queued");
+  entry.queued = no_queue;
   if (entry.node != no_node) {
     if (runtime_[entry.node].incarnation != entry.incarnation) {
       // The node crashed or restarted since: the action belonged to a process that is gone.
@@ -236,9 +224,18 @@ void Simulation::set_paused(NodeId id, bool paused) {
   std::vector<Event> deferred = std::move(runtime.deferred);
   runtime.deferred.clear();
   for (Event event : deferred) {
+    // A deferred event may have been cancelled during the pause (its slot moved on): drop it.
+    bool resume = event.kind() == static_cast<std::uint8_t>(EventKind::resume);
+    std::uint32_t generation = resume ? resume_slots_[event.target].generation : callback_slots_[event.target].generation;
+    if (generation != event.generation) continue;
     event.at = nanos(now_);
     event.key = next_key(event.kind());
-    push(event);
+    std::uint32_t queued = push(event);
+    if (resume) {
+      resume_slots_[event.target].queued = queued;
+    } else {
+      callback_slots_[event.target].queued = queued;
+    }
   }
 }
 

@@ -156,11 +156,15 @@ class Simulation {
     std::uint8_t kind() const { return static_cast<std::uint8_t>(key & 0xff); }
   };
   static_assert(sizeof(Event) == 24);
+  // A slot knows where its event sits in the queue (`queued`), so cancelling removes it at once;
+  // no_queue while the event is deferred by a pause or already popped.
+  static constexpr std::uint32_t no_queue = UINT32_MAX;
   struct ResumeSlot {
     std::coroutine_handle<> handle;
     NodeId node = no_node;
     std::uint32_t generation = 0;
     std::uint32_t next_free = UINT32_MAX;
+    std::uint32_t queued = no_queue;
   };
   struct CallbackSlot {
     std::function<void()> callback;
@@ -168,6 +172,7 @@ class Simulation {
     std::uint32_t incarnation = 0;
     std::uint32_t generation = 0;
     std::uint32_t next_free = UINT32_MAX;
+    std::uint32_t queued = no_queue;
   };
   struct NodeRuntime {
     bool paused = false;
@@ -177,17 +182,11 @@ class Simulation {
 
   void adopt_node(std::unique_ptr<Node> node);
   std::uint64_t next_key(std::uint8_t kind) { return (next_sequence_++ << 8) | kind; }
-  void push(Event event) {
+  std::uint32_t push(Event event) {
     if (queue_.size() >= limits_.max_pending_events) [[unlikely]] queue_full();
-    if (cancelled_pending_ > compaction_threshold && cancelled_pending_ * 2 > queue_.size()) [[unlikely]] compact();
-    queue_.push(event);
+    return queue_.push(event);
   }
-  // Cancelled events stay queued until their time (lazy deletion). When they are most of the queue
-  // (a coroutine polling a queue in a loop with a long timeout leaves one behind each time), they
-  // are swept out.
-  void compact();
   void release_callback_slot(std::uint32_t slot);
-  static constexpr std::uint64_t compaction_threshold = 4096;
   void queue_full();
   void cancel_slow(EventToken& token);
   void dispatch(const Event& event);
@@ -201,7 +200,6 @@ class Simulation {
   Instant now_ = epoch;
   std::uint64_t next_sequence_ = 0;
   std::uint64_t events_processed_ = 0;
-  std::uint64_t cancelled_pending_ = 0;  // cancelled events still in the queue
   EventQueue<Event> queue_;  // ordered by (time, insertion sequence)
   std::vector<ResumeSlot> resume_slots_;
   std::uint32_t free_resume_slot_ = UINT32_MAX;

@@ -1,0 +1,64 @@
+// electsim bench zk: a ZooKeeper ensemble under a steady write load for a long simulated time, to
+// measure how much faster than real time the model runs (simulated seconds per wall second).
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "harness/runner.h"
+
+namespace cli {
+
+int bench_zookeeper(const Arguments& arguments) {
+  int servers = 3;
+  int clients = 10;
+  double writes_per_second = 100;
+  std::string duration_text = "1h";
+  bool json = false;
+  po::options_description options("zk options");
+  options.add_options()
+      ("servers", po::value(&servers)->default_value(servers), "ZooKeeper servers (1..15)")
+      ("clients", po::value(&clients)->default_value(clients), "writing clients (1..100)")
+      ("writes-per-second", po::value(&writes_per_second)->default_value(writes_per_second), "writes per second, all clients together")
+      ("duration", po::value(&duration_text)->default_value(duration_text), "simulated time")
+      ("json", po::bool_switch(&json), "print the result as one JSON object on the last line");
+  po::variables_map values;
+  if (!parse_options("bench zk", "[--servers N] [--clients N] [--writes-per-second R] [--duration T] [--json]", arguments, options, {},
+                     values)) {
+    return exit_ok;
+  }
+  std::optional<sim::Duration> duration = sim::parse_duration(duration_text);
+  if (!duration || *duration <= sim::Duration::zero()) throw UsageError("bench zk: --duration must be a positive duration like 1h or 90s");
+  if (servers < 1 || servers > 15) throw UsageError("bench zk: --servers must be within 1..15");
+  if (clients < 1 || clients > 100) throw UsageError("bench zk: --clients must be within 1..100");
+  if (!(writes_per_second > 0) || writes_per_second > 1e6) throw UsageError("bench zk: --writes-per-second must be within (0, 1000000]");
+
+  harness::Scenario scenario;
+  scenario.name = "bench-zk";
+  scenario.duration = *duration;
+  scenario.zookeeper.servers = servers;
+  scenario.clients.writers = clients;
+  scenario.clients.write_interval = std::chrono::nanoseconds(static_cast<std::int64_t>(1e9 * clients / writes_per_second));
+  harness::RunOptions run_options;
+  run_options.timeline = false;
+  run_options.only_listed_properties = true;
+  harness::RunResult result = harness::runScenario(scenario, run_options);
+  double speedup = result.wall_seconds > 0 ? result.sim_seconds / result.wall_seconds : 0;
+  if (!json) {
+    std::cout << "zk: " << servers << " servers, " << clients << " clients, " << writes_per_second << " writes/s for "
+              << sim::format_duration(*duration) << ": " << result.events << " events in " << result.wall_seconds << " s wall ("
+              << speedup << "x real time)\n";
+    return exit_ok;
+  }
+  nlohmann::ordered_json out;
+  out["servers"] = servers;
+  out["clients"] = clients;
+  out["writes_per_second"] = writes_per_second;
+  out["sim_seconds"] = result.sim_seconds;
+  out["wall_s"] = result.wall_seconds;
+  out["events"] = result.events;
+  out["speedup"] = speedup;
+  std::cout << out.dump() << "\n";
+  return exit_ok;
+}
+
+}  // namespace cli

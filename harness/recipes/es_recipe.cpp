@@ -1,0 +1,81 @@
+// Recipe es-zen: Elasticsearch's Zen1 discovery and cluster-state publication (source 004), no
+// ZooKeeper. Its real system promises one master, one content per cluster-state version, and a
+// master everyone follows once faults heal.
+#include <nlohmann/json.hpp>
+
+#include "harness/cluster.h"
+#include "harness/recipes.h"
+#include "model/es/EsCluster.h"
+#include "properties/es_eventual_master.h"
+#include "properties/es_single_master.h"
+#include "properties/es_state_agreement.h"
+
+namespace harness {
+
+namespace {
+
+es::EsConfig esConfig(const Scenario& scenario) {
+  const ElasticsearchConfig& source = *scenario.elasticsearch;
+  es::EsConfig config;
+  config.nodes = static_cast<std::size_t>(source.nodes);
+  config.minimum_master_nodes = source.minimum_master_nodes;
+  config.ping_timeout = source.ping_timeout;
+  config.commit_timeout = source.commit_timeout;
+  config.publish_timeout = source.publish_timeout;
+  config.fd_ping_interval = source.fd_ping_interval;
+  config.fd_ping_timeout = source.fd_ping_timeout;
+  config.fd_ping_retries = source.fd_ping_retries;
+  config.cluster_tasks.rate = source.cluster_tasks.rate;
+  config.cluster_tasks.priorities.clear();
+  for (EsPriority priority : source.cluster_tasks.priorities) {
+    config.cluster_tasks.priorities.push_back(static_cast<es::Priority>(static_cast<std::uint8_t>(priority)));
+  }
+  for (const std::string& bug : scenario.bugs) config.bugs.enable(bug);
+  config.validate();
+  return config;
+}
+
+class EsRecipe final : public RecipeDriver {
+ public:
+  void build(Cluster& cluster) override {
+    es_ = std::make_unique<es::EsCluster>(cluster.sim(), esConfig(cluster.scenario()));
+    for (std::size_t number = 1; number <= es_->size(); number++) {
+      es::EsNode& node = es_->node(number);
+      cluster.registerNode(node.name(), node);
+    }
+  }
+  std::vector<std::string> promisedProperties() const override { return {"es-single-master", "es-state-agreement", "es-eventual-master"}; }
+  std::unique_ptr<properties::Property> makeProperty(std::string_view name, Cluster& cluster) override {
+    sim::Simulation& sim = cluster.sim();
+    if (name == "es-single-master") return std::make_unique<properties::EsSingleMaster>(sim);
+    if (name == "es-state-agreement") return std::make_unique<properties::EsStateAgreement>(sim);
+    if (name == "es-eventual-master") {
+      return std::make_unique<properties::EsEventualMaster>(sim, es_->nodeIds(), es_->config().stabilisationTime());
+    }
+    return nullptr;
+  }
+  std::optional<std::string> leaderNow(Cluster& cluster) const override {
+    std::optional<sim::NodeId> master = es_->stableMaster();
+    if (!master) return std::nullopt;
+    return cluster.sim().node(*master).name();
+  }
+  sim::Duration leaderBound(const Scenario&) const override { return es_->config().stabilisationTime(); }
+  void reportFinal(Cluster& cluster, nlohmann::ordered_json& final) const override {
+    nlohmann::ordered_json elasticsearch;
+    std::optional<sim::NodeId> master = es_->stableMaster();
+    elasticsearch["master"] = master ? nlohmann::ordered_json(cluster.sim().node(*master).name()) : nlohmann::ordered_json(nullptr);
+    nlohmann::ordered_json masters = nlohmann::ordered_json::array();
+    for (sim::NodeId id : es_->masters()) masters.push_back(cluster.sim().node(id).name());
+    elasticsearch["masters"] = masters;
+    final["elasticsearch"] = elasticsearch;
+  }
+
+ private:
+  std::unique_ptr<es::EsCluster> es_;
+};
+
+}  // namespace
+
+std::unique_ptr<RecipeDriver> makeEsRecipe() { return std::make_unique<EsRecipe>(); }
+
+}  // namespace harness

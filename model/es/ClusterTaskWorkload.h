@@ -1,0 +1,52 @@
+// The cluster-task workload (EsConfig::cluster_tasks): while the node believes it is the elected
+// master, it submits "put-key" cluster-state update tasks at the configured rate. Task n of node esK
+// sets metadata key "key-<n mod keys>" to "esK#<n>" — a change every time, and a different one per
+// master, so states of two masters never look alike.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "model/es/EsConfig.h"
+#include "model/es/MasterService.h"
+#include "sim/random.h"
+
+namespace es {
+
+class PutKeyTask final : public ClusterStateUpdateTask {
+ public:
+  PutKeyTask(std::string key, std::string value, Priority priority) : ClusterStateUpdateTask(priority), key_(std::move(key)), value_(std::move(value)) {}
+  ClusterStatePtr executeTask(const ClusterStatePtr& currentState) override;
+  void onFailure(const std::string& source, const EsException& error) override;
+  std::string describeTask() const override { return key_ + "=" + value_; }
+  const std::string& key() const { return key_; }
+  const std::string& value() const { return value_; }
+
+ private:
+  std::string key_;
+  std::string value_;
+};
+
+class ClusterTaskWorkload {
+ public:
+  // `rng` and `counter` belong to the node and outlive its incarnations: the task numbering and the
+  // draws continue across restarts.
+  ClusterTaskWorkload(sim::Node& node, MasterService& masterService, const ClusterTasks& config, sim::Rng& rng, std::uint64_t& counter,
+                      std::function<bool()> localNodeMaster);
+  void start();
+  std::uint64_t submitted() const { return submitted_; }
+
+ private:
+  sim::Task<void> run();
+
+  sim::Node& node_;
+  MasterService& masterService_;
+  const ClusterTasks& config_;
+  sim::Rng& rng_;
+  std::uint64_t& counter_;
+  std::function<bool()> localNodeMaster_;
+  std::uint64_t submitted_ = 0;
+};
+
+}  // namespace es
