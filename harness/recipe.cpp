@@ -27,7 +27,7 @@ std::unique_ptr<RecipeDriver> makeRecipeDriver(const Scenario& scenario) {
     case Recipe::leader_latch:
     case Recipe::leader_selector:
     case Recipe::es_zen: return makeEsRecipe();
-    case Recipe::naive_master: break;
+    case Recipe::naive_master: return makeNaiveRecipe();
   }
   throw std::runtime_error("recipe " + std::string(recipe_name(scenario.recipe)) + " is not available in this build yet");
 }

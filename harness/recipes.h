@@ -9,5 +9,6 @@ namespace harness {
 
 std::unique_ptr<RecipeDriver> makeZooKeeperRecipe();
 std::unique_ptr<RecipeDriver> makeEsRecipe();
+std::unique_ptr<RecipeDriver> makeNaiveRecipe();
 
 }  // namespace harness

@@ -70,6 +70,9 @@ const std::vector<Entry>& properties() {
       {"es-eventual-master",
        "liveness: after the last fault heals, the connected nodes follow one master within a bound derived "
        "from the ping and fault-detection timeouts"},
+      {"naive-master-stable",
+       "source 002's anti-jitter promise: mastership moves to another server only when the old master's "
+       "process is gone"},
   };
   return entries;
 }

@@ -42,6 +42,8 @@ class TimelineSink final : public sim::TraceSink {
     if (kind == "latch.not_leader" || kind == "job.not_leader") return std::string(kind) + " " + std::string(event.text("id"));
     if (kind == "job.sharding") return "sharding " + std::string(event.text("job")) + ": " + std::string(event.text("assignment"));
     if (kind == "es.master") return "es master: " + std::string(event.text("what"));
+    if (kind == "naive.master") return "takes /master";
+    if (kind == "naive.release") return "releases /master";
     if (kind == "property.violation") return "VIOLATION " + std::string(event.text("property")) + ": " + std::string(event.text("message"));
     return {};
   }

@@ -51,7 +51,8 @@ TEST(Registry, PropertiesAreTheDocumentedOnes) {
   EXPECT_EQ(names(properties()),
             (std::vector<std::string>{"zab-single-leader", "zab-agreement", "ephemeral-cleanup", "watch-once",
                                       "job-single-leader", "full-coverage", "no-double-execution", "eventual-leader",
-                                      "es-single-master", "es-state-agreement", "es-eventual-master"}));
+                                      "es-single-master", "es-state-agreement", "es-eventual-master",
+                                      "naive-master-stable"}));
 }
 
 TEST(Registry, RecipesMatchTheRecipeEnum) {
