@@ -11,7 +11,7 @@ bool RecipeDriver::applyFault(Cluster&, const Fault&) { return false; }
 
 std::unique_ptr<properties::Property> RecipeDriver::makeProperty(std::string_view, Cluster&) { return nullptr; }
 
-sim::Duration RecipeDriver::leaderBound(const Scenario& scenario) const { return zookeeper_leader_bound(scenario); }
+sim::Duration RecipeDriver::leaderBound(const Scenario&) const { return sim::Duration::zero(); }
 
 void RecipeDriver::reportFinal(Cluster&, nlohmann::ordered_json&) const {}
 
@@ -20,12 +20,19 @@ sim::Duration zookeeper_leader_bound(const Scenario& scenario) {
   return zk::QuorumPeerConfig{}.max_notification_interval + (zk.init_limit + zk.sync_limit + 2) * zk.tick_time;
 }
 
+sim::Duration zookeeper_client_bound(const Scenario& scenario) {
+  sim::Duration session_timeout = scenario.clients.session_timeout;
+  sim::Duration expiry = session_timeout + 2 * scenario.zookeeper.tick_time;
+  sim::Duration reconnect = scenario.zookeeper.servers * 1s + session_timeout + 1s;
+  return expiry + reconnect + 1s;
+}
+
 std::unique_ptr<RecipeDriver> makeRecipeDriver(const Scenario& scenario) {
   switch (scenario.recipe) {
     case Recipe::none: return makeZooKeeperRecipe();
-    case Recipe::elasticjob:
-    case Recipe::leader_latch:
-    case Recipe::leader_selector:
+    case Recipe::elasticjob: break;
+    case Recipe::leader_latch: return makeLeaderLatchRecipe();
+    case Recipe::leader_selector: return makeLeaderSelectorRecipe();
     case Recipe::es_zen: return makeEsRecipe();
     case Recipe::naive_master: return makeNaiveRecipe();
   }

@@ -32,7 +32,9 @@ class RecipeDriver {
   virtual std::unique_ptr<properties::Property> makeProperty(std::string_view name, Cluster& cluster);
   // Ground truth for eventual-leader: a description of the one leader there is now, or nothing.
   virtual std::optional<std::string> leaderNow(Cluster& cluster) const = 0;
-  // How long after the last fault a leader must exist (derived from the timeouts).
+  // How long a leader may take (derived from the timeouts), counted from the moment ZooKeeper has an
+  // established leader after the last fault, or from the last fault for recipes without ZooKeeper.
+  // By default zero: the ZooKeeper leader is the leader.
   virtual sim::Duration leaderBound(const Scenario& scenario) const;
   // Adds the recipe's part of `final` (final.jobs for ElasticJob).
   virtual void reportFinal(Cluster& cluster, nlohmann::ordered_json& final) const;
@@ -43,5 +45,12 @@ std::unique_ptr<RecipeDriver> makeRecipeDriver(const Scenario& scenario);
 // The ZooKeeper-level time to a leader after faults stop: the longest notification backoff, then a
 // discovery and a sync (initLimit and syncLimit ticks), plus two ticks of slack.
 sim::Duration zookeeper_leader_bound(const Scenario& scenario);
+
+// For a recipe whose instances hold ephemerals through ZooKeeper clients, once the ensemble serves:
+// a dead holder's session expires (session timeout, rounded up to the next expiry bucket and
+// relayed by a follower: two ticks), while a client cut off for longer walks the server list (up to
+// a second's pause and connectTimeout = T/n per server, a second's spin after the lap), then a round
+// of requests. Recipe-specific retries and delays come on top.
+sim::Duration zookeeper_client_bound(const Scenario& scenario);
 
 }  // namespace harness

@@ -10,5 +10,7 @@ namespace harness {
 std::unique_ptr<RecipeDriver> makeZooKeeperRecipe();
 std::unique_ptr<RecipeDriver> makeEsRecipe();
 std::unique_ptr<RecipeDriver> makeNaiveRecipe();
+std::unique_ptr<RecipeDriver> makeLeaderLatchRecipe();
+std::unique_ptr<RecipeDriver> makeLeaderSelectorRecipe();
 
 }  // namespace harness

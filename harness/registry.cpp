@@ -73,6 +73,9 @@ const std::vector<Entry>& properties() {
       {"naive-master-stable",
        "source 002's anti-jitter promise: mastership moves to another server only when the old master's "
        "process is gone"},
+      {"latch-single-leader",
+       "Curator LeaderLatch / LeaderSelector: per latch path, no two live, unpaused, connected contenders "
+       "believe they lead at once"},
   };
   return entries;
 }

@@ -83,6 +83,47 @@ nlohmann::ordered_json zookeeperFinal(Cluster& cluster) {
   return zookeeper;
 }
 
+
+// eventual-leader's sampling. With ZooKeeper, stage one polls (every 100 ms, from the last fault)
+// for an established ZooKeeper leader within zookeeper_leader_bound; stage two samples the recipe's
+// leader the recipe's bound after that. Without ZooKeeper, one sample at last fault + bound.
+void scheduleEventualLeader(Cluster& cluster, RecipeDriver& driver, properties::EventualLeader& eventual, sim::Instant end) {
+  sim::Simulation& sim = cluster.sim();
+  auto sample_recipe_at = [&cluster, &driver, &eventual, &sim, end](sim::Instant serving, std::string since) {
+    sim::Instant sample_at = serving + eventual.bound();
+    if (sample_at > end) return;
+    sim.schedule_callback(sample_at, sim::no_node, [&cluster, &driver, &eventual, since, bound = eventual.bound()] {
+      std::optional<std::string> leader = driver.leaderNow(cluster);
+      eventual.sample(leader.has_value(), "no single leader " + sim::format_duration(bound) + " after " + since);
+    });
+  };
+  sim::Instant last_fault = cluster.lastFault();
+  if (cluster.ensemble() == nullptr) {
+    sample_recipe_at(last_fault, "the last fault");
+    return;
+  }
+  sim::Instant deadline = last_fault + zookeeper_leader_bound(cluster.scenario());
+  // Self-rescheduling poll; the shared_ptr keeps the callable alive between polls.
+  auto poll = std::make_shared<std::function<void()>>();
+  *poll = [&cluster, &eventual, &sim, last_fault, poll_weak = std::weak_ptr<std::function<void()>>(poll), deadline, end, sample_recipe_at] {
+    if (cluster.ensemble()->leader()) {
+      std::string at = sim::format_instant(sim.now());
+      sample_recipe_at(sim.now(), sim.now() == last_fault ? "the last fault (" + at + ")" : "ZooKeeper had a leader again (" + at + ")");
+      return;
+    }
+    if (sim.now() >= deadline) {
+      eventual.sample(false, "no ZooKeeper leader " + sim::format_duration(zookeeper_leader_bound(cluster.scenario())) +
+                                 " after the last fault");
+      return;
+    }
+    sim::Instant next = sim.now() + 100ms;
+    if (next > end) return;
+    if (auto self = poll_weak.lock()) sim.schedule_callback(next, sim::no_node, [self] { (*self)(); });
+  };
+  if (last_fault > end) return;
+  sim.schedule_callback(last_fault, sim::no_node, [poll] { (*poll)(); });
+}
+
 }  // namespace
 
 RunResult runScenario(const Scenario& scenario, const RunOptions& options) {
@@ -121,13 +162,7 @@ RunResult runScenario(const Scenario& scenario, const RunOptions& options) {
   sim::Instant end = sim::epoch + scenario.duration;
   for (auto& checker : checkers) {
     auto* eventual = dynamic_cast<properties::EventualLeader*>(checker.get());
-    if (eventual == nullptr) continue;
-    sim::Instant sample_at = cluster.lastFault() + eventual->bound();
-    if (sample_at > end) continue;
-    sim.schedule_callback(sample_at, sim::no_node, [&cluster, &driver, eventual] {
-      std::optional<std::string> leader = driver->leaderNow(cluster);
-      eventual->sample(leader.has_value(), leader ? "leader " + *leader : "none, or more than one");
-    });
+    if (eventual != nullptr) scheduleEventualLeader(cluster, *driver, *eventual, end);
   }
 
   try {

@@ -4,11 +4,11 @@ namespace properties {
 
 void EventualLeader::sample(bool leader_present, const std::string& description) {
   sampled_ = leader_present;
-  if (!leader_present) violate("no leader " + sim::format_duration(bound_) + " after the last fault: " + description);
+  if (!leader_present) violate(description);
 }
 
 void EventualLeader::finish(const RunFacts& facts) {
-  judged_ = sampled_.has_value() && facts.healed_at_end && facts.end >= facts.last_fault + bound_;
+  judged_ = sampled_.has_value() && facts.healed_at_end;
 }
 
 Verdict EventualLeader::verdict() const {

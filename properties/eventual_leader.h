@@ -1,7 +1,9 @@
 // eventual-leader (liveness): after the last fault heals, a leader exists within a bound derived
-// from the timeouts. The harness samples the recipe's ground truth ("is there exactly one leader
-// now?") once, at the last fault + the bound; a run that ends before, or with faults not healed,
-// cannot judge it.
+// from the timeouts. For recipes on ZooKeeper the bound has two stages: the ensemble has an
+// established leader within zookeeper_leader_bound of the last fault, then the recipe has its
+// leader within the recipe's own bound of that moment. The harness samples the recipe's ground
+// truth ("is there exactly one leader now?") once, at the end of the bound; a run that ends before,
+// or with faults not healed, cannot judge it.
 #pragma once
 
 #include <functional>
@@ -13,11 +15,13 @@ namespace properties {
 
 class EventualLeader final : public Property {
  public:
+  // `bound`: the recipe's own time to a leader, once ZooKeeper serves (or after the last fault).
   EventualLeader(sim::Simulation& sim, sim::Duration bound) : Property(sim), bound_(bound) {}
   std::string_view name() const override { return "eventual-leader"; }
   void on_event(const sim::TraceEvent&) override {}
   sim::Duration bound() const { return bound_; }
-  // The harness calls this at last_fault + bound with what the recipe sees.
+  // The harness calls this at the end of the bound with what the recipe sees; `description` says
+  // what was expected by when, and what was found.
   void sample(bool leader_present, const std::string& description);
   void finish(const RunFacts& facts) override;
   Verdict verdict() const override;

@@ -27,6 +27,10 @@ class NaiveRecipe final : public RecipeDriver {
       servers_.push_back(&server);
     }
   }
+  // Once ZooKeeper serves: the clients' bound, plus the anti-jitter delay before others race.
+  sim::Duration leaderBound(const Scenario& scenario) const override {
+    return zookeeper_client_bound(scenario) + naive::WorkServerConfig{}.anti_jitter_delay;
+  }
   std::vector<std::string> promisedProperties() const override { return {"naive-master-stable"}; }
   std::unique_ptr<properties::Property> makeProperty(std::string_view name, Cluster& cluster) override {
     if (name == "naive-master-stable") return std::make_unique<properties::NaiveMasterStable>(cluster.sim());

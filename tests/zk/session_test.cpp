@@ -220,3 +220,61 @@ TEST(Session, AClientThatSawANewerZxidIsRefusedByALaggingServer) {
 }
 
 }  // namespace
+
+TEST(Session, AWatchIsRegisteredBeforeANotificationRightBehindItsReply) {
+  // ClientCnxn.finishPacket registers the watch while reading the reply, before any later packet:
+  // a notification right behind the reply on the connection must find the watcher. A scripted
+  // server sends the getData reply and the NodeDeleted notification back to back.
+  sim::Simulation sim(1);
+  struct ScriptedServer final : sim::Node {
+    using Node::Node;
+    void on_start() override { spawn(serve()); }
+    sim::Task<void> serve() {
+      sim::Listener<zk::ClientPacket> listener = sim().network().listen<zk::ClientPacket>(id(), zk::client_port);
+      sim::Socket<zk::ClientPacket> socket = co_await listener.accept();
+      while (true) {
+        sim::Received<zk::ClientPacket> received = co_await socket.receive(1h);
+        if (!received) co_return;
+        if (std::holds_alternative<zk::ConnectRequest>(*received.message)) {
+          zk::ConnectResponse response;
+          response.timeout_ms = 6000;
+          response.session_id = 42;
+          socket.send(response);
+        } else if (auto* request = std::get_if<zk::ClientRequest>(&*received.message); request && request->type == zk::OpCode::get_data) {
+          zk::ClientReply reply;
+          reply.xid = request->xid;
+          socket.send(reply);
+          socket.send(zk::WatcherEvent{zk::WatchedEvent{zk::EventType::node_deleted, zk::KeeperState::sync_connected, request->path}});
+        }
+      }
+    }
+  };
+  auto& server = sim.add_node<ScriptedServer>("zk1");
+  server.start();
+  auto& client = sim.add_node<ClientNode>("i1", std::vector<sim::NodeId>{server.id()}, 6s, [](ClientNode& self) -> sim::Task<void> {
+    co_await self.waitConnected();
+    zk::DataResult data = co_await self.zk().getData("/x", [&self](const zk::WatchedEvent& event) {
+      self.record(std::string(zk::event_type_name(event.type)) + " " + event.path);
+    });
+    self.record("getData " + std::string(zk::code_name(data.code)));
+  });
+  client.start();
+  sim.run_for(2s);
+  EXPECT_TRUE(client.has("getData OK"));
+  EXPECT_TRUE(client.has("NodeDeleted /x"));
+}
+
+TEST(Session, AHandleClosedDuringItsHandshakeNeverConnects) {
+  // A close() while the first connect is in flight: the handshake that completes afterwards must not
+  // revive the handle (ClientCnxn checks the closing state after every step of the connect).
+  for (std::uint64_t seed = 1; seed <= 4; seed++) {
+    Cluster cluster(seed);
+    auto& client = cluster.client("i1", 6s, {});
+    cluster.sim.run_for(2s);  // the ensemble has a leader
+    client.start();
+    client.spawn(client.zk().close());  // the connect's handshake is still on the wire
+    cluster.sim.run_for(5s);
+    EXPECT_TRUE(client.zk().closed()) << "seed " << seed;
+    EXPECT_FALSE(client.has("SyncConnected")) << "seed " << seed;
+  }
+}

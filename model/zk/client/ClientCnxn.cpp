@@ -40,10 +40,10 @@ void ClientCnxn::start() {
 }
 
 void ClientCnxn::trace_state(const char* state) {
-  sim().trace().emit(owner_.id(), "zk.client.state", {{"state", state}, {"session", sessionId_}, {"server", currentServer_}});
+  sim().trace().emit(owner_.id(), "client.state", {{"layer", "zookeeper"}, {"state", state}, {"session", sessionId_}, {"server", currentServer_}});
 }
 
-sim::Task<ClientReply> ClientCnxn::submitRequest(ClientRequest request) {
+sim::Task<ClientReply> ClientCnxn::submitRequest(ClientRequest request, WatchRegistration watch) {
   if (state_ == States::closed) {
     ClientReply expired;
     expired.xid = request.xid;
@@ -53,7 +53,7 @@ sim::Task<ClientReply> ClientCnxn::submitRequest(ClientRequest request) {
   request.xid = xid_++;
   sim::Promise<ClientReply> promise;
   sim::Future<ClientReply> reply = promise.get_future();
-  outgoing_.push_back(Outgoing{std::move(request), std::move(promise)});
+  outgoing_.push_back(Outgoing{std::move(request), std::move(promise), std::move(watch)});
   if (state_ == States::connected) sendOutgoing();
   try {
     co_return co_await reply.wait(sim());
@@ -70,7 +70,7 @@ void ClientCnxn::sendOutgoing() {
     outgoing_.pop_front();
     std::int32_t xid = next.request.xid;
     socket_.send(std::move(next.request));
-    pending_.emplace(xid, std::move(next.reply));
+    pending_.emplace(xid, Pending{std::move(next.reply), std::move(next.watch)});
     lastSend_ = sim().now();
   }
 }
@@ -78,15 +78,16 @@ void ClientCnxn::sendOutgoing() {
 void ClientCnxn::cleanup(Code reason) {
   // Everything sent or waiting to be sent fails: the caller cannot know whether a write happened.
   socket_.close();
-  std::map<std::int32_t, sim::Promise<ClientReply>> pending = std::move(pending_);
+  // A failed request registers no watch (WatchRegistration.shouldAddWatch wants OK, or NONODE for exists).
+  std::map<std::int32_t, Pending> pending = std::move(pending_);
   pending_.clear();
   std::deque<Outgoing> outgoing = std::move(outgoing_);
   outgoing_.clear();
-  for (auto& [xid, promise] : pending) {
+  for (auto& [xid, waiting] : pending) {
     ClientReply reply;
     reply.xid = xid;
     reply.err = reason;
-    promise.set_value(reply);
+    waiting.reply.set_value(reply);
   }
   for (Outgoing& request : outgoing) {
     ClientReply reply;
@@ -131,6 +132,11 @@ sim::Task<bool> ClientCnxn::startConnect() {
   auto socket = co_await sim().network().connect<ClientPacket>(currentServer_, client_port, connectTimeout_);
   if (!socket) co_return false;
   socket_ = std::move(*socket);
+  // close() may have run during the awaits: a closed handle must never connect again.
+  if (closing_ || state_ == States::closed) {
+    socket_.close();
+    co_return false;
+  }
 
   ConnectRequest connect;
   connect.last_zxid_seen = lastZxid_;
@@ -145,6 +151,10 @@ sim::Task<bool> ClientCnxn::startConnect() {
   if (!received) co_return false;  // the server is not serving (or refused us), or it was silent
   const auto* response = std::get_if<ConnectResponse>(&*received.message);
   if (response == nullptr) co_return false;
+  if (closing_ || state_ == States::closed) {
+    socket_.close();
+    co_return false;
+  }
 
   if (response->timeout_ms <= 0) {
     // The session is gone: the only way a 3.8 client learns it expired.
@@ -221,9 +231,29 @@ void ClientCnxn::readResponse(ClientPacket& packet) {
   if (reply->zxid > 0) lastZxid_ = reply->zxid;
   auto pending = pending_.find(reply->xid);
   if (pending == pending_.end()) return;
-  sim::Promise<ClientReply> promise = std::move(pending->second);
+  Pending waiting = std::move(pending->second);
   pending_.erase(pending);
-  promise.set_value(std::move(*reply));
+  registerWatch(waiting.watch, reply->err);
+  waiting.reply.set_value(std::move(*reply));
+}
+
+void ClientCnxn::registerWatch(WatchRegistration& watch, Code err) {
+  // ZooKeeper.WatchRegistration.register: exists() watches a missing node too (ExistsWatchRegistration:
+  // a data watch if it exists, an exist watch if not); getData()/getChildren() only on success.
+  if (!watch.watcher) return;
+  switch (watch.kind) {
+    case WatchRegistration::Kind::none: break;
+    case WatchRegistration::Kind::data:
+      if (err == Code::ok) dataWatches_[watch.path].push_back(std::move(watch.watcher));
+      break;
+    case WatchRegistration::Kind::exists:
+      if (err == Code::ok) dataWatches_[watch.path].push_back(std::move(watch.watcher));
+      if (err == Code::no_node) existWatches_[watch.path].push_back(std::move(watch.watcher));
+      break;
+    case WatchRegistration::Kind::child:
+      if (err == Code::ok) childWatches_[watch.path].push_back(std::move(watch.watcher));
+      break;
+  }
 }
 
 std::vector<Watcher> ClientCnxn::materialize(const WatchedEvent& event) {
@@ -282,7 +312,7 @@ sim::Task<void> ClientCnxn::close() {
     request.xid = xid_++;
     sim::Promise<ClientReply> promise;
     sim::Future<ClientReply> reply = promise.get_future();
-    pending_.emplace(request.xid, std::move(promise));
+    pending_.emplace(request.xid, Pending{std::move(promise), WatchRegistration()});
     socket_.send(std::move(request));
     co_await reply.wait_for(sim(), close_timeout);
   }

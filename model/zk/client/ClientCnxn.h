@@ -28,6 +28,19 @@ namespace zk {
 
 using Watcher = std::function<void(const WatchedEvent&)>;
 
+// ZooKeeper.WatchRegistration: the watch a request asks for, registered by the SendThread while it
+// reads the reply (ClientCnxn.finishPacket), before it reads any later packet. A notification right
+// behind the reply therefore always finds its watcher.
+struct WatchRegistration {
+  enum class Kind : std::uint8_t { none, data, exists, child };
+  // Not an aggregate on purpose: GCC 12 miscopies a braced aggregate temporary passed by value
+  // into a coroutine (see docs/engine.md, "Compiler pitfalls").
+  WatchRegistration() {}
+  Kind kind = Kind::none;
+  std::string path;
+  Watcher watcher;
+};
+
 class ClientCnxn {
  public:
   enum class States : std::uint8_t { connecting, connected, closed, not_connected };
@@ -51,17 +64,18 @@ class ClientCnxn {
 
   // Queues a request (sent now if connected, else once connected) and waits for its reply. A
   // disconnect fails it with CONNECTIONLOSS; a dead handle with SESSIONEXPIRED.
-  sim::Task<ClientReply> submitRequest(ClientRequest request);
-
-  // Client-side watch registration (ZKWatchManager), done when the reply arrives.
-  void addDataWatch(const std::string& path, Watcher watcher) { dataWatches_[path].push_back(std::move(watcher)); }
-  void addExistWatch(const std::string& path, Watcher watcher) { existWatches_[path].push_back(std::move(watcher)); }
-  void addChildWatch(const std::string& path, Watcher watcher) { childWatches_[path].push_back(std::move(watcher)); }
+  // `watch` is registered when the reply is read, if its code allows (see registerWatch).
+  sim::Task<ClientReply> submitRequest(ClientRequest request, WatchRegistration watch = WatchRegistration());
 
  private:
   struct Outgoing {
     ClientRequest request;
     sim::Promise<ClientReply> reply;
+    WatchRegistration watch;
+  };
+  struct Pending {
+    sim::Promise<ClientReply> reply;
+    WatchRegistration watch;
   };
 
   sim::Task<void> sendThread();
@@ -70,6 +84,7 @@ class ClientCnxn {
   sim::Task<void> connectedLoop();
   void sendOutgoing();
   void readResponse(ClientPacket& packet);
+  void registerWatch(WatchRegistration& watch, Code err);
   void cleanup(Code reason);
   void queueEvent(WatchedEvent event, std::vector<Watcher> watchers);
   void queueSessionEvent(KeeperState state);
@@ -102,7 +117,7 @@ class ClientCnxn {
   sim::Instant lastHeard_;
 
   std::deque<Outgoing> outgoing_;                    // not sent yet
-  std::map<std::int32_t, sim::Promise<ClientReply>> pending_;  // sent, waiting for the reply
+  std::map<std::int32_t, Pending> pending_;  // sent, waiting for the reply
   std::map<std::string, std::vector<Watcher>> dataWatches_;
   std::map<std::string, std::vector<Watcher>> existWatches_;
   std::map<std::string, std::vector<Watcher>> childWatches_;

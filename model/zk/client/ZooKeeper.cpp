@@ -9,6 +9,15 @@ ClientRequest makeRequest(OpCode type, std::string path) {
   request.path = std::move(path);
   return request;
 }
+
+WatchRegistration watchFor(WatchRegistration::Kind kind, const std::string& path, Watcher watcher) {
+  WatchRegistration registration;
+  if (!watcher) return registration;
+  registration.kind = kind;
+  registration.path = path;
+  registration.watcher = std::move(watcher);
+  return registration;
+}
 }  // namespace
 
 sim::Task<CreateResult> ZooKeeper::create(std::string path, std::string data, CreateMode mode) {
@@ -29,26 +38,21 @@ sim::Task<Code> ZooKeeper::deleteNode(std::string path, std::int32_t version) {
 sim::Task<StatResult> ZooKeeper::exists(std::string path, Watcher watcher) {
   ClientRequest request = makeRequest(OpCode::exists, path);
   request.watch = static_cast<bool>(watcher);
-  ClientReply reply = co_await cnxn_->submitRequest(std::move(request));
-  // ExistsWatchRegistration: a data watch if it exists, an exist watch if it does not.
-  if (watcher && reply.err == Code::ok) cnxn_->addDataWatch(path, std::move(watcher));
-  if (watcher && reply.err == Code::no_node) cnxn_->addExistWatch(path, std::move(watcher));
+  ClientReply reply = co_await cnxn_->submitRequest(std::move(request), watchFor(WatchRegistration::Kind::exists, path, std::move(watcher)));
   co_return StatResult{reply.err, reply.stat};
 }
 
 sim::Task<DataResult> ZooKeeper::getData(std::string path, Watcher watcher) {
   ClientRequest request = makeRequest(OpCode::get_data, path);
   request.watch = static_cast<bool>(watcher);
-  ClientReply reply = co_await cnxn_->submitRequest(std::move(request));
-  if (watcher && reply.err == Code::ok) cnxn_->addDataWatch(path, std::move(watcher));
+  ClientReply reply = co_await cnxn_->submitRequest(std::move(request), watchFor(WatchRegistration::Kind::data, path, std::move(watcher)));
   co_return DataResult{reply.err, std::move(reply.data), reply.stat};
 }
 
 sim::Task<ChildrenResult> ZooKeeper::getChildren(std::string path, Watcher watcher) {
   ClientRequest request = makeRequest(OpCode::get_children, path);
   request.watch = static_cast<bool>(watcher);
-  ClientReply reply = co_await cnxn_->submitRequest(std::move(request));
-  if (watcher && reply.err == Code::ok) cnxn_->addChildWatch(path, std::move(watcher));
+  ClientReply reply = co_await cnxn_->submitRequest(std::move(request), watchFor(WatchRegistration::Kind::child, path, std::move(watcher)));
   co_return ChildrenResult{reply.err, std::move(reply.children), reply.stat};
 }
 

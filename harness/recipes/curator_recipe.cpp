@@ -1,0 +1,107 @@
+// Recipes leader-latch and leader-selector: source 003's Curator recipes (model/curator), one
+// contender per instance i1..iN on the latch path /electsim/latch. Curator promises one leader at a
+// time among contenders that are connected (latch-single-leader) and a leader again once faults
+// heal (eventual-leader).
+#include <nlohmann/json.hpp>
+#include <type_traits>
+
+#include "harness/cluster.h"
+#include "harness/recipes.h"
+#include "model/curator/LeaderLatchInstance.h"
+#include "model/curator/LeaderSelectorInstance.h"
+#include "properties/curator_properties.h"
+
+namespace harness {
+
+namespace {
+
+curator::CuratorBugs curator_bugs(const Cluster& cluster) {
+  curator::CuratorBugs bugs;
+  bugs.latch_ignores_connection_loss = cluster.hasBug("latch-ignores-connection-loss");
+  bugs.latch_watches_parent = cluster.hasBug("latch-watches-parent");
+  bugs.latch_unprotected_create = cluster.hasBug("latch-unprotected-create");
+  bugs.curator_696_no_owner_check = cluster.hasBug("curator-696-no-owner-check");
+  return bugs;
+}
+
+// Contender is LeaderLatchInstance or LeaderSelectorInstance: both take the same constructor
+// arguments, and both offer hasLeadership(), participantId() and shutdown().
+template <class Contender>
+class CuratorRecipe final : public RecipeDriver {
+ public:
+  explicit CuratorRecipe(std::string_view report_key) : report_key_(report_key) {}
+
+  void build(Cluster& cluster) override {
+    const Scenario& scenario = cluster.scenario();
+    curator::CuratorBugs bugs = curator_bugs(cluster);
+    for (int number = 1; number <= scenario.instances.count; number++) {
+      std::string name = "i" + std::to_string(number);
+      auto& contender = cluster.sim().add_node<Contender>(name, instance_id(scenario, number), cluster.zookeeperServers(),
+                                                          scenario.clients.session_timeout, bugs, std::string(latch_path));
+      cluster.registerNode(name, contender);
+      contenders_.push_back(&contender);
+    }
+  }
+
+  bool applyFault(Cluster& cluster, const Fault& fault) override {
+    if (fault.kind != FaultKind::shutdown) return false;
+    auto* contender = dynamic_cast<Contender*>(&cluster.node(fault.node));
+    ELECTSIM_ASSERT(contender != nullptr);
+    contender->shutdown();
+    return true;
+  }
+
+  std::vector<std::string> promisedProperties() const override { return {"latch-single-leader", "eventual-leader"}; }
+
+  std::unique_ptr<properties::Property> makeProperty(std::string_view name, Cluster& cluster) override {
+    if (name == "latch-single-leader") return std::make_unique<properties::LatchSingleLeader>(cluster.sim());
+    return nullptr;
+  }
+
+  std::optional<std::string> leaderNow(Cluster&) const override {
+    std::optional<std::string> leader;
+    for (Contender* contender : contenders_) {
+      if (!contender->up() || !contender->hasLeadership()) continue;
+      if (leader) return std::nullopt;
+      leader = contender->name();
+    }
+    return leader;
+  }
+
+  // Once ZooKeeper serves: the clients' bound (zookeeper_client_bound), plus Curator's retry sleeps
+  // of at most 1 + 3 + 7 s (ExponentialBackoffRetry(1000, 3)) for an operation caught in the fault.
+  sim::Duration leaderBound(const Scenario& scenario) const override { return zookeeper_client_bound(scenario) + 11s; }
+
+  void reportFinal(Cluster& cluster, nlohmann::ordered_json& final) const override {
+    std::optional<std::string> leader = leaderNow(cluster);
+    nlohmann::ordered_json report;
+    report["path"] = latch_path;
+    report["leader"] = leader ? nlohmann::ordered_json(*leader) : nlohmann::ordered_json(nullptr);
+    nlohmann::ordered_json believers = nlohmann::ordered_json::array();
+    for (Contender* contender : contenders_) {
+      if (contender->up() && contender->hasLeadership()) believers.push_back(contender->name());
+    }
+    report["believers"] = believers;
+    if constexpr (std::is_same_v<Contender, curator::LeaderLatchInstance>) {
+      // The herd effect in one number: watch notifications every latch received (source 003).
+      std::uint64_t notifications = 0;
+      for (Contender* contender : contenders_) notifications += contender->watchNotificationsTotal();
+      report["watch_notifications"] = notifications;
+    }
+    final[report_key_] = report;
+  }
+
+ private:
+  static constexpr std::string_view latch_path = "/electsim/latch";
+  std::string report_key_;
+  std::vector<Contender*> contenders_;
+};
+
+}  // namespace
+
+std::unique_ptr<RecipeDriver> makeLeaderLatchRecipe() { return std::make_unique<CuratorRecipe<curator::LeaderLatchInstance>>("latch"); }
+std::unique_ptr<RecipeDriver> makeLeaderSelectorRecipe() {
+  return std::make_unique<CuratorRecipe<curator::LeaderSelectorInstance>>("selector");
+}
+
+}  // namespace harness

@@ -1,0 +1,115 @@
+// CuratorCache (Curator 5.x, curator-recipes cache), the cache ElasticJob 3.0.x keeps of each job's
+// subtree (ZookeeperRegistryCenter.addCacheData -> CuratorCache.build(client, "/J").start(); reads
+// through get() fall back to ZooKeeper only for paths the cache does not hold).
+//
+// What Curator does: one persistent recursive watch on the root (ZooKeeper 3.6+ addWatch), re-added
+// on every CONNECTED/RECONNECTED, after which rebuild() re-reads the root and every stored path.
+// NodeCreated / NodeDataChanged -> nodeChanged(path): an asynchronous getData whose result goes to
+// putStorage; NodeDeleted -> removeStorage(path) at once. putStorage: no previous entry ->
+// NODE_CREATED(null, new); a previous entry with another version -> NODE_CHANGED(old, new); the
+// same version -> nothing. A getData whose stat shows a new cversion lists the children and calls
+// nodeChanged for them. So the initial load gives NODE_CREATED for every existing node, then
+// `initialized` once the outstanding operations drain; an event carries the data as getData
+// returned it, not as it was when the change happened; and the cache lags ZooKeeper by a
+// notification plus a getData round trip (a deletion: by the notification alone).
+//
+// The model's server has no persistent watches, so the recursive watch is emulated the way
+// TreeCache (and CuratorCache's compatibility bridge for older servers) does it: a one-shot data
+// watch on every cached node (getData with a watcher) and a one-shot child watch on it
+// (getChildren with a watcher), each re-registered when it fires, and all re-registered on the new
+// handle after a session change. The events and their lag are the same; between a one-shot watch
+// firing and its re-registration, several changes of one node collapse into one read.
+//
+// Listeners run synchronously, in registration order, on the coroutine that applied the change
+// (Curator: on the client's runSafe thread, then each on its own executor if given one).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/curator/CuratorFramework.h"
+
+namespace curator {
+
+// org.apache.curator.framework.recipes.cache.ChildData
+struct ChildData {
+  std::string path;
+  zk::Stat stat;
+  std::string data;
+  bool operator==(const ChildData&) const = default;
+};
+
+struct CuratorCacheListener {
+  enum class Type : std::uint8_t { NODE_CREATED, NODE_CHANGED, NODE_DELETED };
+  // oldData is null for NODE_CREATED, data is null for NODE_DELETED; both valid during the call.
+  std::function<void(Type type, const ChildData* oldData, const ChildData* data)> event;
+  std::function<void()> initialized;
+};
+
+std::string_view cacheEventTypeName(CuratorCacheListener::Type type);  // "NODE_CREATED", ...
+
+class CuratorCache {
+ public:
+  static constexpr std::size_t listeners_max = 10'000;
+
+  CuratorCache(CuratorFramework& client, std::string path);
+  ~CuratorCache();
+  CuratorCache(const CuratorCache&) = delete;
+  CuratorCache& operator=(const CuratorCache&) = delete;
+
+  void start();
+  void close();  // stops, and clears the storage (clearOnClose, the default)
+
+  // listenable().addListener / removeListener.
+  std::uint64_t addListener(CuratorCacheListener listener);
+  void removeListener(std::uint64_t id);
+
+  // What the cache holds for `path` (possibly stale), or nothing.
+  std::optional<ChildData> get(const std::string& path) const;
+  // TreeCache's name for the same read.
+  std::optional<ChildData> getCurrentData(const std::string& path) const { return get(path); }
+  std::size_t size() const { return storage_.size(); }
+  const std::map<std::string, ChildData>& stream() const { return storage_; }
+  bool isInitialized() const { return initialized_; }
+  const std::string& getPath() const { return path_; }
+
+ private:
+  enum class State : std::uint8_t { latent, started, closed };
+  struct Watches {
+    std::int64_t data = 0;      // the handle (instance index) our data watch is on; 0: none
+    std::int64_t children = 0;  // same for the child watch
+  };
+
+  void rebuild();
+  void nodeChanged(std::string path);
+  void childrenChanged(std::string path);
+  sim::Task<void> nodeChangedTask(std::string path);
+  sim::Task<void> childrenChangedTask(std::string path);
+  sim::Task<void> watchRootCreationTask();
+  void putStorage(ChildData data);
+  void removeStorage(const std::string& path);
+  void callListeners(CuratorCacheListener::Type type, const ChildData* oldData, const ChildData* data);
+  void increment() { outstandingOps_++; }
+  void decrement();
+  CuratorWatcher dataWatcher(std::string path);
+  CuratorWatcher childWatcher(std::string path);
+  std::int64_t currentInstance() { return client_.getZookeeperClient().getInstanceIndex(); }
+
+  CuratorFramework& client_;
+  std::string path_;
+  State state_ = State::latent;
+  std::map<std::string, ChildData> storage_;  // CuratorCacheStorage.standard()
+  std::map<std::string, Watches> watches_;
+  std::vector<std::pair<std::uint64_t, CuratorCacheListener>> listeners_;
+  std::uint64_t nextListenerId_ = 1;
+  std::optional<std::uint64_t> stateListener_;
+  std::uint64_t watcherOwner_;
+  std::int64_t outstandingOps_ = 0;  // OutstandingOps: `initialized` when it first drains
+  bool initialized_ = false;
+  sim::Scope scope_;  // declared last: destroyed first
+};
+
+}  // namespace curator

@@ -1,0 +1,54 @@
+#include "model/curator/RetryLoop.h"
+
+namespace curator {
+
+namespace {
+constexpr sim::Duration forced_sleep = 1000ms;  // performBackgroundOperation's requeue while disconnected
+}
+
+RetryLoop::RetryLoop(CuratorFramework& client, std::string_view operation, Call call)
+    : client_(client), operation_(operation), call_(call), start_(client.sim().now()) {
+  ELECTSIM_ASSERT(!operation.empty());
+}
+
+sim::Task<zk::Code> RetryLoop::beforeAttempt() {
+  if (!client_.isStarted()) co_return zk::Code::session_expired;
+  CuratorZookeeperClient& zookeeper = client_.getZookeeperClient();
+  sim::Duration connectionTimeout = client_.config().connectionTimeout;
+  if (call_ == Call::foreground) {
+    if (waitedForConnection_) co_return zk::Code::ok;
+    waitedForConnection_ = true;
+    sim::Instant deadline = client_.sim().now() + connectionTimeout;
+    while (!zookeeper.isConnected() && client_.sim().now() < deadline && client_.isStarted()) {
+      co_await client_.backgroundWake_.wait_until(deadline);
+    }
+    co_return client_.isStarted() ? zk::Code::ok : zk::Code::session_expired;
+  }
+  while (!zookeeper.isConnected()) {
+    if (client_.sim().now() - start_ >= connectionTimeout) co_return zk::Code::connection_loss;
+    co_await sim::first_of(client_.sim(), client_.backgroundWake_, sim::Timeout{forced_sleep});
+    if (!client_.isStarted()) co_return zk::Code::session_expired;
+  }
+  co_return zk::Code::ok;
+}
+
+sim::Task<bool> RetryLoop::shouldRetry(zk::Code code) {
+  ELECTSIM_ASSERT(code != zk::Code::ok);
+  if (!ExponentialBackoffRetry::isRetryable(code) || !client_.isStarted()) co_return false;
+  std::optional<sim::Duration> sleep = client_.getRetryPolicy().allowRetry(retryCount_);
+  if (!sleep) {
+    if (call_ == Call::inBackground) {
+      // "Background operation retry gave up"
+      std::optional<zk::KeeperState> state = CuratorFramework::codeToState(code);
+      if (state) client_.validateConnection(*state);
+    }
+    co_return false;
+  }
+  retryCount_++;
+  client_.sim().trace().emit(client_.node().id(), "curator.retry",
+                             {{"operation", operation_}, {"attempt", retryCount_}, {"sleep_ms", sim::millis(*sleep)}});
+  co_await client_.sim().sleep(*sleep);
+  co_return client_.isStarted();
+}
+
+}  // namespace curator

@@ -1,0 +1,48 @@
+// RetryLoop.callWithRetry for foreground operations and OperationAndData's retry handling for
+// background ones, as one object an operation keeps in its own frame:
+//
+//   RetryLoop loop(client, "getData", call);
+//   while (true) {
+//     zk::Code code = co_await loop.beforeAttempt();
+//     if (code == zk::Code::ok) code = ...one ZooKeeper call...;
+//     if (code == zk::Code::ok || !co_await loop.shouldRetry(code)) co_return ...;
+//   }
+//
+// Nested operations of one attempt (protected create's find, mkdirs) share the attempt, as
+// ThreadLocalRetryLoop shares one loop among nested callWithRetry calls (CURATOR-559).
+#pragma once
+
+#include <string_view>
+
+#include "model/curator/CuratorFramework.h"
+
+namespace curator {
+
+class RetryLoop {
+ public:
+  // `operation` names the operation in the trace; it must be a string literal.
+  RetryLoop(CuratorFramework& client, std::string_view operation, Call call);
+
+  // Before each attempt. Foreground: the first time only, wait up to connectionTimeout for the
+  // connection (internalBlockUntilConnectedOrTimedOut). Background: while disconnected and younger
+  // than connectionTimeout, wait in 1 s steps (cut short by SyncConnected); once older, the answer
+  // is CONNECTIONLOSS without calling ZooKeeper (CURATOR-52). SESSIONEXPIRED if the framework is
+  // closed.
+  sim::Task<zk::Code> beforeAttempt();
+  // After a failed attempt: sleeps and answers true when the code is retryable and the policy
+  // allows another attempt. A background operation that runs out of retries calls
+  // validateConnection(codeToState(code)).
+  sim::Task<bool> shouldRetry(zk::Code code);
+
+  int retryCount() const { return retryCount_; }
+
+ private:
+  CuratorFramework& client_;
+  std::string_view operation_;
+  Call call_;
+  sim::Instant start_;
+  int retryCount_ = 0;
+  bool waitedForConnection_ = false;
+};
+
+}  // namespace curator
