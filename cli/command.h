@@ -31,6 +31,8 @@ bool parse_options(const std::string& command, const std::string& synopsis, cons
 
 int command_bench(const Arguments& arguments);
 int command_run(const Arguments& arguments);
+int command_explore(const Arguments& arguments);
+int command_merge(const Arguments& arguments);
 int bench_zookeeper(const Arguments& arguments);  // electsim bench zk (command_bench_zk.cpp)
 int command_replay(const Arguments& arguments);
 int command_bugs(const Arguments& arguments);

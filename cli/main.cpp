@@ -21,6 +21,8 @@ const std::map<std::string, Subcommand>& subcommands() {
       {"strategies", {cli::command_strategies, "lists the sharding strategies"}},
       {"run", {cli::command_run, "runs a scenario file and checks its properties"}},
       {"replay", {cli::command_replay, "re-runs a failure file and compares its trace hash"}},
+      {"explore", {cli::command_explore, "randomized fault schedules (swarm testing); failures become scenario files"}},
+      {"merge", {cli::command_merge, "combines the JSON summaries of explore shards"}},
       {"bugs", {cli::command_bugs, "lists the bug switches"}},
       {"properties", {cli::command_properties, "lists the properties"}},
   };

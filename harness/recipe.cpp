@@ -11,6 +11,8 @@ bool RecipeDriver::applyFault(Cluster&, const Fault&) { return false; }
 
 std::unique_ptr<properties::Property> RecipeDriver::makeProperty(std::string_view, Cluster&) { return nullptr; }
 
+bool RecipeDriver::hasCandidates(Cluster&) const { return true; }
+
 sim::Duration RecipeDriver::leaderBound(const Scenario&) const { return sim::Duration::zero(); }
 
 void RecipeDriver::reportFinal(Cluster&, nlohmann::ordered_json&) const {}
@@ -23,8 +25,8 @@ sim::Duration zookeeper_leader_bound(const Scenario& scenario) {
 sim::Duration zookeeper_client_bound(const Scenario& scenario) {
   sim::Duration session_timeout = scenario.clients.session_timeout;
   sim::Duration expiry = session_timeout + 2 * scenario.zookeeper.tick_time;
-  sim::Duration reconnect = scenario.zookeeper.servers * 1s + session_timeout + 1s;
-  return expiry + reconnect + 1s;
+  sim::Duration reconnect = session_timeout / scenario.zookeeper.servers + 2s;
+  return std::max(expiry, reconnect) + 1s;
 }
 
 std::unique_ptr<RecipeDriver> makeRecipeDriver(const Scenario& scenario) {

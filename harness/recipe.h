@@ -32,6 +32,9 @@ class RecipeDriver {
   virtual std::unique_ptr<properties::Property> makeProperty(std::string_view name, Cluster& cluster);
   // Ground truth for eventual-leader: a description of the one leader there is now, or nothing.
   virtual std::optional<std::string> leaderNow(Cluster& cluster) const = 0;
+  // Whether anyone could lead now (some contender is up): eventual-leader cannot be judged when the
+  // faults left nobody to elect. By default true.
+  virtual bool hasCandidates(Cluster& cluster) const;
   // How long a leader may take (derived from the timeouts), counted from the moment ZooKeeper has an
   // established leader after the last fault, or from the last fault for recipes without ZooKeeper.
   // By default zero: the ZooKeeper leader is the leader.
@@ -48,9 +51,9 @@ sim::Duration zookeeper_leader_bound(const Scenario& scenario);
 
 // For a recipe whose instances hold ephemerals through ZooKeeper clients, once the ensemble serves:
 // a dead holder's session expires (session timeout, rounded up to the next expiry bucket and
-// relayed by a follower: two ticks), while a client cut off for longer walks the server list (up to
-// a second's pause and connectTimeout = T/n per server, a second's spin after the lap), then a round
-// of requests. Recipe-specific retries and delays come on top.
+// relayed by a follower: two ticks), while, in parallel, a client cut off for longer finishes its
+// connect attempt (connectTimeout = T/n), pauses up to a second and connects, with a second of
+// spin after a full lap; then a round of requests. Recipe-specific retries and delays come on top.
 sim::Duration zookeeper_client_bound(const Scenario& scenario);
 
 }  // namespace harness

@@ -73,6 +73,9 @@ const std::vector<Entry>& properties() {
       {"naive-master-stable",
        "source 002's anti-jitter promise: mastership moves to another server only when the old master's "
        "process is gone"},
+      {"model-sanity",
+       "the simulation itself held up: no assertion inside a model failed and no simulation limit was hit "
+       "(a failure here is a finding about the model, reported with its seed)"},
       {"latch-single-leader",
        "Curator LeaderLatch / LeaderSelector: per latch path, no two live, unpaused, connected contenders "
        "believe they lead at once"},

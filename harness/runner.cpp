@@ -14,6 +14,8 @@ namespace harness {
 
 namespace {
 
+constexpr std::string_view model_sanity = "model-sanity";
+
 constexpr std::size_t timeline_entries_max = 5000;
 
 // Keeps the events a reader of the summary cares about, as one line each.
@@ -93,6 +95,10 @@ void scheduleEventualLeader(Cluster& cluster, RecipeDriver& driver, properties::
     sim::Instant sample_at = serving + eventual.bound();
     if (sample_at > end) return;
     sim.schedule_callback(sample_at, sim::no_node, [&cluster, &driver, &eventual, since, bound = eventual.bound()] {
+      if (!driver.hasCandidates(cluster)) {
+        eventual.sampleWithoutCandidates();
+        return;
+      }
       std::optional<std::string> leader = driver.leaderNow(cluster);
       eventual.sample(leader.has_value(), "no single leader " + sim::format_duration(bound) + " after " + since);
     });
@@ -181,6 +187,14 @@ RunResult runScenario(const Scenario& scenario, const RunOptions& options) {
     result.properties[std::string(checker->name())] = checker->verdict();
     for (const properties::Violation& violation : checker->violations()) result.violations.push_back(violation);
   }
+  // model-sanity: the model itself held up (no failed assertion, no limit hit). Always judged
+  // when something went wrong, so that explore and failure files can name it.
+  if (result.finding || result.limit) {
+    result.properties[std::string(model_sanity)] = properties::Verdict::violated;
+    result.violations.push_back(properties::Violation{std::string(model_sanity), sim.now(), result.finding ? *result.finding : *result.limit});
+  } else if (result.properties.contains(std::string(model_sanity))) {
+    result.properties[std::string(model_sanity)] = properties::Verdict::held;
+  }
   std::sort(result.violations.begin(), result.violations.end(), [](const auto& a, const auto& b) { return a.time < b.time; });
 
   for (const std::string& name : scenario.expect.hold) {
@@ -201,8 +215,12 @@ RunResult runScenario(const Scenario& scenario, const RunOptions& options) {
       result.unmet.push_back("the ZooKeeper leader at the end was expected to be " + *scenario.expect.zookeeper_leader + " but is " + actual);
     }
   }
-  if (result.finding) result.unmet.push_back("the model failed an assertion: " + *result.finding);
-  if (result.limit) result.unmet.push_back("the run hit a limit: " + *result.limit);
+  if (result.finding && !std::count(scenario.expect.fail.begin(), scenario.expect.fail.end(), model_sanity)) {
+    result.unmet.push_back("the model failed an assertion: " + *result.finding);
+  }
+  if (result.limit && !std::count(scenario.expect.fail.begin(), scenario.expect.fail.end(), model_sanity)) {
+    result.unmet.push_back("the run hit a limit: " + *result.limit);
+  }
   result.expectations_met = result.unmet.empty();
 
   result.events = sim.events_processed();

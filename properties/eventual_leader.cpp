@@ -8,7 +8,7 @@ void EventualLeader::sample(bool leader_present, const std::string& description)
 }
 
 void EventualLeader::finish(const RunFacts& facts) {
-  judged_ = sampled_.has_value() && facts.healed_at_end;
+  judged_ = sampled_.has_value() && facts.healed_at_end && !without_candidates_;
 }
 
 Verdict EventualLeader::verdict() const {

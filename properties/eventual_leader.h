@@ -23,6 +23,8 @@ class EventualLeader final : public Property {
   // The harness calls this at the end of the bound with what the recipe sees; `description` says
   // what was expected by when, and what was found.
   void sample(bool leader_present, const std::string& description);
+  // The faults left nobody who could lead: the property cannot be judged in this run.
+  void sampleWithoutCandidates() { without_candidates_ = true; }
   void finish(const RunFacts& facts) override;
   Verdict verdict() const override;
 
@@ -30,6 +32,7 @@ class EventualLeader final : public Property {
   sim::Duration bound_;
   std::optional<bool> sampled_;
   bool judged_ = false;
+  bool without_candidates_ = false;
 };
 
 }  // namespace properties

@@ -3,6 +3,7 @@
 // time among contenders that are connected (latch-single-leader) and a leader again once faults
 // heal (eventual-leader).
 #include <nlohmann/json.hpp>
+#include <algorithm>
 #include <type_traits>
 
 #include "harness/cluster.h"
@@ -66,6 +67,10 @@ class CuratorRecipe final : public RecipeDriver {
       leader = contender->name();
     }
     return leader;
+  }
+
+  bool hasCandidates(Cluster&) const override {
+    return std::any_of(contenders_.begin(), contenders_.end(), [](Contender* contender) { return contender->up(); });
   }
 
   // Once ZooKeeper serves: the clients' bound (zookeeper_client_bound), plus Curator's retry sleeps

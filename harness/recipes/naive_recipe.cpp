@@ -1,6 +1,7 @@
 // Recipe naive-master: source 002's master election on an ephemeral /master (model/naive). Its
 // demo promises that masters do not churn: the anti-jitter delay hands mastership back to the last
 // master after a release or a jitter.
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "harness/cluster.h"
@@ -27,11 +28,14 @@ class NaiveRecipe final : public RecipeDriver {
       servers_.push_back(&server);
     }
   }
+  bool hasCandidates(Cluster&) const override {
+    return std::any_of(servers_.begin(), servers_.end(), [](naive::WorkServer* server) { return server->up(); });
+  }
   // Once ZooKeeper serves: the clients' bound, plus the anti-jitter delay before others race.
   sim::Duration leaderBound(const Scenario& scenario) const override {
     return zookeeper_client_bound(scenario) + naive::WorkServerConfig{}.anti_jitter_delay;
   }
-  std::vector<std::string> promisedProperties() const override { return {"naive-master-stable"}; }
+  std::vector<std::string> promisedProperties() const override { return {"naive-master-stable", "eventual-leader"}; }
   std::unique_ptr<properties::Property> makeProperty(std::string_view name, Cluster& cluster) override {
     if (name == "naive-master-stable") return std::make_unique<properties::NaiveMasterStable>(cluster.sim());
     return nullptr;

@@ -141,7 +141,8 @@ sim::Task<bool> Follower::syncWithLeader(Zxid newLeaderZxid) {
   }
   // After a SNAP (or TRUNC) this server's state is the leader's snapshot (or its own truncated log)
   // at that zxid: what it delivered beyond is superseded.
-  self_.sim().trace().emit(self_.id(), "zab.synced_mode", {{"mode", packet_type_name(first->type)}, {"zxid", first->zxid}});
+  self_.sim().trace().emit(self_.id(), "zab.synced_mode",
+                           {{"mode", packet_type_name(first->type)}, {"zxid", first->zxid}, {"leader", self_.getCurrentVote().id}});
 
   bool writeToTxnLog = !snapshotNeeded;
   bool newLeaderSeen = false;

@@ -1,0 +1,224 @@
+// electsim explore: randomized fault schedules (swarm testing), in parallel, with a progress bar;
+// electsim merge: combines the JSON summaries of a sweep cut into shards.
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "cli/command.h"
+#include "harness/explore.h"
+#include "harness/registry.h"
+#include "sim/time.h"
+
+namespace cli {
+
+namespace {
+
+std::atomic<bool> interrupted{false};
+
+extern "C" void on_interrupt(int) {
+  interrupted.store(true);
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+}
+
+harness::Recipe parse_recipe(const std::string& name) {
+  auto recipe = harness::recipe_from_name(name);
+  if (!recipe) throw UsageError("explore: unknown recipe '" + name + "' (none, elasticjob, leader-latch, leader-selector, naive-master, es-zen)");
+  return *recipe;
+}
+
+std::vector<harness::FaultKind> parse_faults(const std::string& list, harness::Recipe recipe) {
+  std::vector<harness::FaultKind> kinds;
+  std::vector<harness::FaultKind> possible = harness::fault_kinds_for(recipe);
+  possible.push_back(harness::FaultKind::restart);
+  for (const std::string& name : split_list(list)) {
+    auto kind = harness::fault_kind_from_name(name);
+    if (!kind || *kind == harness::FaultKind::heal || *kind == harness::FaultKind::enable) {
+      throw UsageError("explore: unknown fault kind '" + name +
+                       "' (crash, power_off, restart, pause, partition, isolate, bridge, drop, disable, shutdown, set_sharding_total_count)");
+    }
+    if (std::find(possible.begin(), possible.end(), *kind) == possible.end()) {
+      throw UsageError("explore: fault kind '" + name + "' does not apply to recipe " + std::string(harness::recipe_name(recipe)));
+    }
+    kinds.push_back(*kind);
+  }
+  return kinds;
+}
+
+void parse_shard(const std::string& text, harness::ExploreOptions& options) {
+  unsigned index = 0, count = 0;
+  char slash = 0;
+  std::istringstream in(text);
+  if (!(in >> index >> slash >> count) || slash != '/' || !in.eof() || count == 0 || index == 0 || index > count) {
+    throw UsageError("explore: --shard takes I/N with 1 <= I <= N, got '" + text + "'");
+  }
+  options.shard_index = index;
+  options.shard_count = count;
+}
+
+// On a terminal: one line redrawn in place. Otherwise: a plain line every 10 s.
+class ProgressDisplay {
+ public:
+  explicit ProgressDisplay(bool quiet) : terminal_(!quiet && isatty(STDERR_FILENO) != 0), quiet_(quiet) {}
+  void operator()(const harness::ExploreProgress& now) {
+    if (quiet_) return;
+    double rate = now.wall_seconds > 0 ? static_cast<double>(now.done) / now.wall_seconds : 0.0;
+    double eta = rate > 0 ? static_cast<double>(now.total - now.done) / rate : 0.0;
+    std::ostringstream line;
+    line << now.done << "/" << now.total << " runs  " << std::fixed << std::setprecision(0) << rate << " runs/s  failures "
+         << now.failures << "  ETA " << std::setprecision(1) << eta << " s";
+    if (terminal_) {
+      constexpr int width = 30;
+      int filled = now.total == 0 ? width : static_cast<int>(width * now.done / now.total);
+      std::cerr << "\r[" << std::string(static_cast<std::size_t>(filled), '#') << std::string(static_cast<std::size_t>(width - filled), '.')
+                << "] " << line.str() << "   " << std::flush;
+      if (now.done == now.total) std::cerr << "\n";
+    } else if (now.wall_seconds - last_line_ >= 10.0 || (now.done == now.total && !ended_)) {
+      std::cerr << "explore: " << line.str() << "\n";
+      last_line_ = now.wall_seconds;
+      ended_ = now.done == now.total;
+    }
+  }
+
+ private:
+  bool terminal_;
+  bool quiet_;
+  double last_line_ = 0;
+  bool ended_ = false;
+};
+
+std::string command_line(const Arguments& arguments) {
+  std::string text = "electsim explore";
+  for (const std::string& argument : arguments) text += " " + argument;
+  return text;
+}
+
+}  // namespace
+
+int command_explore(const Arguments& arguments) {
+  std::string recipe_text;
+  std::uint64_t runs = 1000;
+  std::uint64_t seed = 1;
+  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+  std::string duration_text = "60s";
+  std::string faults_text;
+  std::string properties_text;
+  std::vector<std::string> bugs;
+  std::string out_dir = "failures";
+  std::string shard_text;
+  bool json = false;
+  bool quiet = false;
+  po::options_description options("explore options");
+  options.add_options()
+      ("recipe", po::value(&recipe_text), "none | elasticjob | leader-latch | leader-selector | naive-master | es-zen (default: "
+                                          "elasticjob, or the recipe of the first --bug)")
+      ("runs", po::value(&runs), "how many runs (default 1000)")
+      ("seed", po::value(&seed), "run i uses seed S+i (default 1)")
+      ("jobs", po::value(&jobs), "parallel simulations (default: all cores)")
+      ("duration", po::value(&duration_text), "simulated time per run (default 60s): faults in the first half, then a liveness tail")
+      ("faults", po::value(&faults_text), "the fault kinds runs draw from, comma-separated (default: all that apply)")
+      ("properties", po::value(&properties_text), "the properties that count as failures (default: what the recipe promises)")
+      ("bug", po::value(&bugs)->composing(), "a bug switch to turn on (repeatable)")
+      ("out", po::value(&out_dir), "where failure files go (default ./failures)")
+      ("shard", po::value(&shard_text), "I/N: run only the I-th of N equal blocks of the runs")
+      ("quiet", po::bool_switch(&quiet), "no progress display")
+      ("json", po::bool_switch(&json), "print the summary as one JSON object on the last line");
+  po::variables_map values;
+  if (!parse_options("explore", "[--recipe R] [--runs N] [--seed S] [--jobs J] [--duration T] [--faults LIST] [--properties LIST] "
+                                "[--bug B]... [--out DIR] [--shard I/N] [--json]",
+                     arguments, options, {}, values)) {
+    return exit_ok;
+  }
+
+  harness::ExploreOptions explore;
+  for (const std::string& bug : bugs) {
+    if (!harness::is_known_bug(bug)) throw UsageError("explore: unknown bug switch '" + bug + "' (see: electsim bugs)");
+  }
+  if (!recipe_text.empty()) {
+    explore.swarm.recipe = parse_recipe(recipe_text);
+  } else if (!bugs.empty()) {
+    explore.swarm.recipe = harness::recipe_for_bug(bugs.front()).value_or(harness::Recipe::elasticjob);
+  }
+  explore.swarm.bugs = bugs;
+  std::optional<sim::Duration> duration = sim::parse_duration(duration_text);
+  if (!duration) throw UsageError("explore: --duration takes a duration such as 60s or 2m, got '" + duration_text + "'");
+  explore.swarm.duration = *duration;
+  if (explore.swarm.duration < std::chrono::seconds(2) || explore.swarm.duration > harness::duration_max) {
+    throw UsageError("explore: --duration must be within 2s..24h");
+  }
+  if (!faults_text.empty()) explore.swarm.faults = parse_faults(faults_text, explore.swarm.recipe);
+  if (!properties_text.empty()) {
+    for (const std::string& name : split_list(properties_text)) {
+      if (!harness::is_known_property(name)) throw UsageError("explore: unknown property '" + name + "' (see: electsim properties)");
+      explore.properties.push_back(name);
+    }
+  }
+  if (runs == 0 || runs > 100'000'000) throw UsageError("explore: --runs must be within 1..100000000");
+  if (jobs == 0 || jobs > 1024) throw UsageError("explore: --jobs must be within 1..1024");
+  if (!shard_text.empty()) parse_shard(shard_text, explore);
+  explore.runs = runs;
+  explore.seed = seed;
+  explore.jobs = jobs;
+  explore.out_dir = out_dir;
+  explore.found_by = command_line(arguments);
+
+  interrupted.store(false);
+  auto previous = std::signal(SIGINT, on_interrupt);
+  ProgressDisplay display(quiet);
+  harness::ExploreSummary summary = harness::explore(explore, std::ref(display), interrupted);
+  std::signal(SIGINT, previous);
+  if (summary.interrupted) std::cerr << "\nexplore: interrupted; the summary covers the runs that finished\n";
+  if (json) {
+    std::cout << harness::toJson(summary).dump() << "\n";
+  } else {
+    harness::printSummary(summary, std::cout);
+  }
+  return summary.failures == 0 ? exit_ok : exit_failed;
+}
+
+int command_merge(const Arguments& arguments) {
+  std::vector<std::string> files;
+  bool json = false;
+  po::options_description options("merge options");
+  options.add_options()
+      ("file", po::value(&files)->composing(), "explore --json outputs (the last line of each file is used)")
+      ("json", po::bool_switch(&json), "print the merged summary as one JSON object");
+  po::positional_options_description positional;
+  positional.add("file", -1);
+  po::variables_map values;
+  if (!parse_options("merge", "FILE... [--json]", arguments, options, positional, values)) return exit_ok;
+  if (files.empty()) throw UsageError("merge: at least one summary file is required (see: electsim merge --help)");
+  std::vector<harness::ExploreSummary> shards;
+  for (const std::string& file : files) {
+    std::ifstream in(file);
+    if (!in) throw UsageError("merge: cannot read " + file);
+    std::string line, last;
+    int number = 0, last_number = 0;
+    while (std::getline(in, line)) {
+      number++;
+      if (!line.empty()) {
+        last = line;
+        last_number = number;
+      }
+    }
+    try {
+      shards.push_back(harness::summary_from_json(nlohmann::json::parse(last)));
+    } catch (const std::exception& error) {
+      throw UsageError(file + ":" + std::to_string(last_number) + ":1: " + error.what());
+    }
+  }
+  harness::ExploreSummary merged = harness::merge_summaries(shards);
+  if (json) {
+    std::cout << harness::toJson(merged).dump() << "\n";
+  } else {
+    harness::printSummary(merged, std::cout);
+  }
+  return merged.failures == 0 ? exit_ok : exit_failed;
+}
+
+}  // namespace cli

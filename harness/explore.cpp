@@ -1,0 +1,297 @@
+#include "harness/explore.h"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include "harness/recipe.h"
+#include "harness/registry.h"
+#include "harness/scenario_writer.h"
+#include "sim/random.h"
+#include "sim/trace.h"
+
+namespace harness {
+
+namespace {
+
+// ZooKeeper's own promises hold under every recipe that runs on it.
+const std::vector<std::string> zookeeper_promises{"zab-single-leader", "zab-agreement", "ephemeral-cleanup", "watch-once"};
+
+bool contains(const std::vector<std::string>& names, std::string_view name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+std::string failure_file_name(const ExploreRun& run) {
+  return run.scenario.name + "-" + run.failed_property + ".yaml";
+}
+
+}  // namespace
+
+std::vector<std::string> promised_properties(Recipe recipe) {
+  Scenario probe;
+  probe.recipe = recipe;
+  std::vector<std::string> names = makeRecipeDriver(probe)->promisedProperties();
+  if (recipe != Recipe::es_zen) {
+    for (const std::string& name : zookeeper_promises) {
+      if (!contains(names, name)) names.push_back(name);
+    }
+  }
+  names.emplace_back("model-sanity");
+  return names;
+}
+
+std::uint64_t combine_run_hash(std::uint64_t seed, std::uint64_t run_hash) { return sim::mix64(seed ^ sim::mix64(run_hash)); }
+
+ExploreRun explore_one(const ExploreOptions& options, std::uint64_t seed) {
+  ExploreRun run;
+  run.scenario = generate_scenario(options.swarm, seed);
+  std::vector<std::string> counted = options.properties.empty() ? promised_properties(options.swarm.recipe) : options.properties;
+  RunOptions run_options;
+  run_options.limits = options.limits;
+  run_options.timeline = false;
+  run_options.only_listed_properties = true;
+  // Every known property is observed; the counted ones decide failure.
+  for (const Entry& entry : properties()) run_options.properties.emplace_back(entry.name);
+  try {
+    run.result = runScenario(run.scenario, run_options);
+  } catch (const std::exception& error) {
+    // An exception escaping a model is a finding about the model, like a failed assertion.
+    run.result.scenario = run.scenario.name;
+    run.result.seed = seed;
+    run.result.finding = error.what();
+    run.result.properties["model-sanity"] = properties::Verdict::violated;
+    run.result.violations.push_back(properties::Violation{"model-sanity", sim::epoch, std::string("uncaught exception: ") + error.what()});
+  }
+  for (const properties::Violation& violation : run.result.violations) {  // sorted by time
+    if (!contains(counted, violation.property)) continue;
+    run.failed_property = violation.property;
+    run.message = violation.message;
+    run.time = sim::format_instant(violation.time);
+    break;
+  }
+  return run;
+}
+
+Scenario failure_scenario(const ExploreRun& run, const std::string& found_by) {
+  Scenario scenario = run.scenario;
+  scenario.description += "\nFound by electsim explore: " + run.failed_property + " violated at " + run.time + ": " + run.message;
+  scenario.expect.hold = {run.failed_property};
+  scenario.failure = FailureRecord{run.failed_property, sim::format_hash(run.result.trace_hash), found_by};
+  return scenario;
+}
+
+ExploreSummary explore(const ExploreOptions& options, const std::function<void(const ExploreProgress&)>& progress,
+                       const std::atomic<bool>& stop) {
+  ELECTSIM_ASSERT(options.shard_count >= 1 && options.shard_index >= 1 && options.shard_index <= options.shard_count);
+  ELECTSIM_ASSERT(options.jobs >= 1);
+  auto wall_start = std::chrono::steady_clock::now();
+  // This shard's contiguous block of run indices.
+  std::uint64_t first = options.runs * (options.shard_index - 1) / options.shard_count;
+  std::uint64_t end = options.runs * options.shard_index / options.shard_count;
+  std::uint64_t total = end - first;
+
+  struct Outcome {
+    bool done = false;
+    std::uint64_t events = 0;
+    double sim_seconds = 0;
+    std::uint64_t hash = 0;
+    std::string failed_property;
+    std::string message;
+    std::string time;
+    std::string file;
+    std::map<std::string, std::uint64_t> observed;
+  };
+  std::vector<Outcome> outcomes(total);
+  std::atomic<std::uint64_t> next{0};
+  std::mutex mutex;  // guards outcomes' completion, counters, and the failure directory
+  std::condition_variable finished;
+  std::uint64_t done = 0;
+  std::uint64_t failures = 0;
+  unsigned running_workers = std::max(1u, std::min<unsigned>(options.jobs, static_cast<unsigned>(std::max<std::uint64_t>(total, 1))));
+  unsigned workers_left = running_workers;
+  std::vector<std::string> counted = options.properties.empty() ? promised_properties(options.swarm.recipe) : options.properties;
+  if (!options.out_dir.empty()) std::filesystem::create_directories(options.out_dir);
+
+  auto worker = [&] {
+    while (!stop.load()) {
+      std::uint64_t index = next.fetch_add(1);
+      if (index >= total) break;
+      std::uint64_t seed = options.seed + first + index;
+      ExploreRun run = explore_one(options, seed);
+      Outcome outcome;
+      outcome.done = true;
+      outcome.events = run.result.events;
+      outcome.sim_seconds = run.result.sim_seconds;
+      outcome.hash = combine_run_hash(seed, run.result.trace_hash);
+      outcome.failed_property = run.failed_property;
+      outcome.message = run.message;
+      outcome.time = run.time;
+      for (const auto& [name, verdict] : run.result.properties) {
+        if (verdict == properties::Verdict::violated && !contains(counted, name)) outcome.observed[name]++;
+      }
+      std::string text;
+      if (!run.failed_property.empty() && !options.out_dir.empty()) {
+        outcome.file = (std::filesystem::path(options.out_dir) / failure_file_name(run)).string();
+        text = write_scenario(failure_scenario(run, options.found_by));
+      }
+      std::lock_guard lock(mutex);
+      if (!text.empty()) std::ofstream(outcome.file) << text;
+      if (!outcome.failed_property.empty()) failures++;
+      outcomes[index] = std::move(outcome);
+      done++;
+      finished.notify_all();
+    }
+    std::lock_guard lock(mutex);
+    workers_left--;
+    finished.notify_all();
+  };
+
+  std::vector<std::jthread> threads;
+  for (unsigned i = 0; i < running_workers; i++) threads.emplace_back(worker);
+  {
+    std::unique_lock lock(mutex);
+    while (workers_left > 0) {
+      finished.wait_for(lock, std::chrono::milliseconds(200));
+      ExploreProgress now{done, total, failures, std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count()};
+      lock.unlock();
+      progress(now);
+      lock.lock();
+    }
+  }
+  threads.clear();
+
+  ExploreSummary summary;
+  summary.seed_first = options.seed + first;
+  summary.seed_end = options.seed + end;
+  for (std::uint64_t index = 0; index < total; index++) {
+    const Outcome& outcome = outcomes[index];
+    if (!outcome.done) {
+      summary.interrupted = true;
+      continue;
+    }
+    summary.runs++;
+    summary.events += outcome.events;
+    summary.sim_seconds += outcome.sim_seconds;
+    summary.trace_hash += outcome.hash;
+    for (const auto& [name, count] : outcome.observed) summary.observed[name] += count;
+    if (outcome.failed_property.empty()) continue;
+    summary.failures++;
+    summary.failures_by_property[outcome.failed_property]++;
+    if (!summary.first_failure) {
+      summary.first_failure = FailureSummary{options.seed + first + index, outcome.failed_property, outcome.message, outcome.time, outcome.file};
+    }
+  }
+  summary.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  progress(ExploreProgress{summary.runs, total, summary.failures, summary.wall_seconds});
+  return summary;
+}
+
+nlohmann::ordered_json toJson(const ExploreSummary& summary) {
+  nlohmann::ordered_json json;
+  json["runs"] = summary.runs;
+  json["failures"] = summary.failures;
+  json["failures_by_property"] = nlohmann::ordered_json::object();
+  for (const auto& [name, count] : summary.failures_by_property) json["failures_by_property"][name] = count;
+  json["events"] = summary.events;
+  json["sim_seconds"] = summary.sim_seconds;
+  json["wall_seconds"] = summary.wall_seconds;
+  json["runs_per_second"] = summary.wall_seconds > 0 ? static_cast<double>(summary.runs) / summary.wall_seconds : 0.0;
+  json["trace_hash"] = sim::format_hash(summary.trace_hash);
+  if (summary.first_failure) {
+    const FailureSummary& failure = *summary.first_failure;
+    json["first_failure"] = {{"seed", failure.seed}, {"property", failure.property}, {"time", failure.time},
+                             {"message", failure.message}, {"file", failure.file.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(failure.file)}};
+  } else {
+    json["first_failure"] = nullptr;
+  }
+  json["observed"] = nlohmann::ordered_json::object();
+  for (const auto& [name, count] : summary.observed) json["observed"][name] = count;
+  json["interrupted"] = summary.interrupted;
+  json["seeds"] = {{"first", summary.seed_first}, {"end", summary.seed_end}};
+  return json;
+}
+
+ExploreSummary summary_from_json(const nlohmann::json& json) {
+  try {
+    ExploreSummary summary;
+    summary.runs = json.at("runs").get<std::uint64_t>();
+    summary.failures = json.at("failures").get<std::uint64_t>();
+    for (const auto& [name, count] : json.at("failures_by_property").items()) summary.failures_by_property[name] = count.get<std::uint64_t>();
+    summary.events = json.at("events").get<std::uint64_t>();
+    summary.sim_seconds = json.at("sim_seconds").get<double>();
+    summary.wall_seconds = json.at("wall_seconds").get<double>();
+    std::string hash = json.at("trace_hash").get<std::string>();
+    if (hash.size() != 16 || hash.find_first_not_of("0123456789abcdef") != std::string::npos) {
+      throw std::runtime_error("trace_hash must be 16 lowercase hex digits");
+    }
+    summary.trace_hash = std::stoull(hash, nullptr, 16);
+    if (!json.at("first_failure").is_null()) {
+      const nlohmann::json& failure = json.at("first_failure");
+      FailureSummary first;
+      first.seed = failure.at("seed").get<std::uint64_t>();
+      first.property = failure.at("property").get<std::string>();
+      first.time = failure.at("time").get<std::string>();
+      first.message = failure.at("message").get<std::string>();
+      if (!failure.at("file").is_null()) first.file = failure.at("file").get<std::string>();
+      summary.first_failure = first;
+    }
+    for (const auto& [name, count] : json.at("observed").items()) summary.observed[name] = count.get<std::uint64_t>();
+    summary.interrupted = json.value("interrupted", false);
+    if (json.contains("seeds")) {
+      summary.seed_first = json.at("seeds").at("first").get<std::uint64_t>();
+      summary.seed_end = json.at("seeds").at("end").get<std::uint64_t>();
+    }
+    return summary;
+  } catch (const nlohmann::json::exception& error) {
+    throw std::runtime_error(std::string("not an explore summary: ") + error.what());
+  }
+}
+
+ExploreSummary merge_summaries(const std::vector<ExploreSummary>& shards) {
+  ExploreSummary merged;
+  bool first_shard = true;
+  for (const ExploreSummary& shard : shards) {
+    merged.runs += shard.runs;
+    merged.failures += shard.failures;
+    for (const auto& [name, count] : shard.failures_by_property) merged.failures_by_property[name] += count;
+    merged.events += shard.events;
+    merged.sim_seconds += shard.sim_seconds;
+    // Shards ran side by side: the sweep took as long as the slowest.
+    merged.wall_seconds = std::max(merged.wall_seconds, shard.wall_seconds);
+    merged.trace_hash += shard.trace_hash;
+    for (const auto& [name, count] : shard.observed) merged.observed[name] += count;
+    merged.interrupted = merged.interrupted || shard.interrupted;
+    if (shard.first_failure && (!merged.first_failure || shard.first_failure->seed < merged.first_failure->seed)) {
+      merged.first_failure = shard.first_failure;
+    }
+    merged.seed_first = first_shard ? shard.seed_first : std::min(merged.seed_first, shard.seed_first);
+    merged.seed_end = first_shard ? shard.seed_end : std::max(merged.seed_end, shard.seed_end);
+    first_shard = false;
+  }
+  return merged;
+}
+
+void printSummary(const ExploreSummary& summary, std::ostream& out) {
+  out << summary.runs << " runs" << (summary.interrupted ? " (interrupted)" : "") << ", seeds " << summary.seed_first << ".."
+      << (summary.seed_end == 0 ? 0 : summary.seed_end - 1) << ", " << summary.events << " events, "
+      << summary.sim_seconds << " simulated seconds in " << summary.wall_seconds << " s ("
+      << (summary.wall_seconds > 0 ? static_cast<double>(summary.runs) / summary.wall_seconds : 0.0) << " runs/s)\n";
+  out << "failures: " << summary.failures << "\n";
+  for (const auto& [name, count] : summary.failures_by_property) out << "  " << name << ": " << count << "\n";
+  if (summary.first_failure) {
+    const FailureSummary& failure = *summary.first_failure;
+    out << "first failure: seed " << failure.seed << ", " << failure.property << " at " << failure.time << ": " << failure.message << "\n";
+    if (!failure.file.empty()) out << "  reproduce: electsim run " << failure.file << "\n";
+  }
+  if (!summary.observed.empty()) {
+    out << "observed (not promised by the recipe, not failures):\n";
+    for (const auto& [name, count] : summary.observed) out << "  " << name << ": " << count << " runs\n";
+  }
+  out << "trace hash: " << sim::format_hash(summary.trace_hash) << "\n";
+}
+
+}  // namespace harness

@@ -1,0 +1,327 @@
+#include "harness/swarm.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "harness/recipe.h"
+#include "sim/random.h"
+
+namespace harness {
+
+namespace {
+
+using sim::Duration;
+
+bool has_instances(Recipe recipe) { return recipe != Recipe::none && recipe != Recipe::es_zen; }
+
+Duration ms(std::int64_t count) { return std::chrono::milliseconds(count); }
+
+// A duration in [low, high], on whole milliseconds (failure files stay readable).
+Duration draw(sim::Rng& rng, Duration low, Duration high) {
+  return ms(rng.uniform(std::chrono::duration_cast<std::chrono::milliseconds>(low).count(),
+                        std::chrono::duration_cast<std::chrono::milliseconds>(high).count()));
+}
+
+template <class T>
+const T& pick(sim::Rng& rng, const std::vector<T>& options) {
+  ELECTSIM_ASSERT(!options.empty());
+  return options[rng.pick(static_cast<std::uint32_t>(options.size()))];
+}
+
+// The deployment: the recipe's usual shape, varied per seed.
+void draw_deployment(Scenario& scenario, sim::Rng& rng) {
+  scenario.network.latency_min = 1ms;
+  scenario.network.latency_max = pick(rng, std::vector<Duration>{2ms, 5ms, 5ms, 20ms});
+  if (scenario.recipe == Recipe::es_zen) {
+    ElasticsearchConfig elasticsearch;
+    elasticsearch.nodes = rng.chance(3, 4) ? 3 : 5;
+    elasticsearch.minimum_master_nodes = elasticsearch.nodes / 2 + 1;
+    elasticsearch.cluster_tasks.rate = 1;
+    scenario.elasticsearch = elasticsearch;
+    return;
+  }
+  scenario.zookeeper.servers = rng.chance(3, 4) ? 3 : 5;
+  // The session timeout, in ticks, stays in the range where ZooKeeper's clients can keep their
+  // promises: a client attached to a follower cut off from the leader keeps its connection until
+  // the follower gives up, syncLimit ticks after the leader's last ping, while the leader expires
+  // the session from the last touch the follower relayed, up to T/3 + tick/2 before the cut: above
+  // about (syncLimit + 1/2) * 3/2 ticks the client suspends first. Below it, two clients can both
+  // believe they hold an ephemeral (scenario latch-session-shorter-than-sync-window).
+  scenario.zookeeper.tick_time = pick(rng, std::vector<Duration>{500ms, 500ms, 1s, 2s});
+  scenario.clients.session_timeout = scenario.zookeeper.tick_time * pick(rng, std::vector<std::int64_t>{10, 15, 20});
+  if (rng.chance(1, 4)) {
+    scenario.zookeeper.start = StartMode::staggered;
+    scenario.zookeeper.start_interval = draw(rng, 100ms, 2s);
+  }
+  if (scenario.recipe == Recipe::none) {
+    scenario.clients.writers = static_cast<int>(rng.uniform(1, 3));
+    scenario.clients.write_interval = pick(rng, std::vector<Duration>{50ms, 100ms, 500ms});
+    scenario.clients.ephemeral_writes = rng.chance(1, 2);
+    return;
+  }
+  scenario.instances.count = static_cast<int>(rng.uniform(2, 5));
+  if (rng.chance(1, 4)) {
+    scenario.instances.start = StartMode::staggered;
+    scenario.instances.start_interval = draw(rng, 100ms, 2s);
+  }
+  if (scenario.recipe == Recipe::elasticjob) {
+    JobConfig job;
+    job.name = "explore-job";
+    job.sharding_total_count = static_cast<int>(rng.uniform(1, 12));
+    job.strategy = pick(rng, std::vector<std::string>{"average", "average", "odevity", "rotate"});
+    job.fire_interval = pick(rng, std::vector<Duration>{2s, 5s, 10s});
+    job.execution_time_min = 10ms;
+    job.execution_time_max = std::min<Duration>(job.fire_interval, pick(rng, std::vector<Duration>{100ms, 1s, 3s}));
+    job.monitor_execution = rng.chance(3, 4);
+    scenario.jobs.push_back(job);
+  }
+}
+
+std::vector<std::string> node_names(const Scenario& scenario) {
+  std::vector<std::string> names;
+  if (scenario.recipe == Recipe::es_zen) {
+    for (int n = 1; n <= scenario.elasticsearch->nodes; n++) names.push_back(es_node_name(n));
+    return names;
+  }
+  for (int n = 1; n <= scenario.zookeeper.servers; n++) names.push_back(server_name(n));
+  if (has_instances(scenario.recipe)) {
+    for (int n = 1; n <= scenario.instances.count; n++) names.push_back(instance_name(n));
+  }
+  return names;
+}
+
+std::vector<std::string> instance_names(const Scenario& scenario) {
+  std::vector<std::string> names;
+  for (int n = 1; n <= scenario.instances.count; n++) names.push_back(instance_name(n));
+  return names;
+}
+
+// The fault schedule of the fault phase [1 s, phase_end), from the run's swarm.
+class FaultDrawer {
+ public:
+  FaultDrawer(Scenario& scenario, sim::Rng& rng, Duration phase_end) : scenario_(scenario), rng_(rng), phase_end_(phase_end) {
+    nodes_ = node_names(scenario);
+    if (has_instances(scenario.recipe)) instances_ = instance_names(scenario);
+  }
+
+  void add(FaultKind kind, Duration at) {
+    Fault fault;
+    fault.at = at;
+    fault.kind = kind;
+    switch (kind) {
+      case FaultKind::crash:
+      case FaultKind::power_off:
+        fault.node = pick(rng_, nodes_);
+        push(fault);
+        if (rng_.chance(7, 10)) later(FaultKind::restart, fault.node, at, 1s, 20s);
+        return;
+      case FaultKind::restart:
+        fault.node = pick(rng_, nodes_);
+        push(fault);
+        return;
+      case FaultKind::pause:
+        fault.node = pick(rng_, nodes_);
+        fault.pause_for = std::min(draw(rng_, 100ms, 3 * pause_scale()), phase_end_ - at);
+        if (fault.pause_for <= Duration::zero()) return;
+        push(fault);
+        return;
+      case FaultKind::partition: {
+        std::vector<std::string> a, b;
+        split(nodes_, a, b);
+        fault.groups = {a, b};
+        push(fault);
+        healLater(at);
+        return;
+      }
+      case FaultKind::isolate:
+        fault.node = pick(rng_, nodes_);
+        push(fault);
+        healLater(at);
+        return;
+      case FaultKind::bridge: {
+        if (nodes_.size() < 3) return;
+        fault.node = pick(rng_, nodes_);
+        std::vector<std::string> others;
+        for (const std::string& name : nodes_) {
+          if (name != fault.node) others.push_back(name);
+        }
+        std::vector<std::string> a, b;
+        split(others, a, b);
+        fault.groups = {a, b};
+        push(fault);
+        healLater(at);
+        return;
+      }
+      case FaultKind::drop: {
+        fault.from = pick(rng_, nodes_);
+        do {
+          fault.to = pick(rng_, nodes_);
+        } while (fault.to == fault.from);
+        push(fault);
+        healLater(at);
+        return;
+      }
+      case FaultKind::heal: push(fault); return;
+      case FaultKind::disable:
+        fault.node = pick(rng_, instances_);
+        push(fault);
+        if (rng_.chance(7, 10)) later(FaultKind::enable, fault.node, at, 1s, 20s);
+        return;
+      case FaultKind::enable:
+        fault.node = pick(rng_, instances_);
+        push(fault);
+        return;
+      case FaultKind::shutdown:
+        fault.node = pick(rng_, instances_);
+        push(fault);
+        if (rng_.chance(1, 2)) later(FaultKind::restart, fault.node, at, 1s, 20s);
+        return;
+      case FaultKind::set_sharding_total_count: {
+        const JobConfig& job = scenario_.jobs.front();
+        fault.job = job.name;
+        fault.value = static_cast<int>(rng_.uniform(1, 2 * job.sharding_total_count + 1));
+        push(fault);
+        return;
+      }
+    }
+  }
+
+ private:
+  Duration pause_scale() const {
+    return scenario_.recipe == Recipe::es_zen ? scenario_.elasticsearch->fd_ping_interval * 10 : scenario_.clients.session_timeout;
+  }
+  void push(const Fault& fault) { scenario_.faults.push_back(fault); }
+  void later(FaultKind kind, const std::string& node, Duration at, Duration low, Duration high) {
+    Duration when = at + draw(rng_, low, high);
+    if (when >= phase_end_) return;  // the liveness tail restarts it
+    Fault fault;
+    fault.at = when;
+    fault.kind = kind;
+    fault.node = node;
+    push(fault);
+  }
+  void healLater(Duration at) {
+    Duration when = at + draw(rng_, 1s, 30s);
+    if (when >= phase_end_) return;  // the liveness tail heals it
+    Fault heal;
+    heal.at = when;
+    heal.kind = FaultKind::heal;
+    push(heal);
+  }
+  // Two non-empty sides, every name on one of them.
+  void split(const std::vector<std::string>& names, std::vector<std::string>& a, std::vector<std::string>& b) {
+    ELECTSIM_ASSERT(names.size() >= 2);
+    do {
+      a.clear();
+      b.clear();
+      for (const std::string& name : names) (rng_.chance(1, 2) ? a : b).push_back(name);
+    } while (a.empty() || b.empty());
+  }
+
+  Scenario& scenario_;
+  sim::Rng& rng_;
+  Duration phase_end_;
+  std::vector<std::string> nodes_;
+  std::vector<std::string> instances_;
+};
+
+// The liveness tail: heal the network and restart every node that the faults left stopped. A node
+// shut down gracefully stays down: the operator meant it.
+void add_liveness_tail(Scenario& scenario, Duration tail_start) {
+  Fault heal;
+  heal.at = tail_start;
+  heal.kind = FaultKind::heal;
+  scenario.faults.push_back(heal);
+  std::map<std::string, bool> stopped;
+  std::set<std::string> shut_down;
+  std::vector<Fault> sorted = scenario.faults;
+  std::stable_sort(sorted.begin(), sorted.end(), [](const Fault& a, const Fault& b) { return a.at < b.at; });
+  for (const Fault& fault : sorted) {
+    if (fault.kind == FaultKind::crash || fault.kind == FaultKind::power_off) stopped[fault.node] = true;
+    if (fault.kind == FaultKind::shutdown) {
+      stopped[fault.node] = false;
+      shut_down.insert(fault.node);
+    }
+    if (fault.kind == FaultKind::restart) {
+      stopped[fault.node] = false;
+      shut_down.erase(fault.node);
+    }
+  }
+  for (const auto& [node, down] : stopped) {
+    if (!down || shut_down.contains(node)) continue;
+    Fault restart;
+    restart.at = tail_start;
+    restart.kind = FaultKind::restart;
+    restart.node = node;
+    scenario.faults.push_back(restart);
+  }
+}
+
+std::string describe(const std::vector<FaultKind>& enabled, int count) {
+  std::string text = "swarm: ";
+  for (std::size_t i = 0; i < enabled.size(); i++) text += (i == 0 ? "" : ", ") + std::string(fault_kind_name(enabled[i]));
+  return text + "; " + std::to_string(count) + " fault actions drawn";
+}
+
+}  // namespace
+
+std::vector<FaultKind> fault_kinds_for(Recipe recipe) {
+  std::vector<FaultKind> kinds{FaultKind::crash,     FaultKind::power_off, FaultKind::pause, FaultKind::partition,
+                               FaultKind::isolate,   FaultKind::bridge,    FaultKind::drop};
+  if (has_instances(recipe)) kinds.push_back(FaultKind::shutdown);
+  if (recipe == Recipe::elasticjob) {
+    kinds.push_back(FaultKind::disable);
+    kinds.push_back(FaultKind::set_sharding_total_count);
+  }
+  return kinds;
+}
+
+std::optional<Recipe> recipe_for_bug(std::string_view bug) {
+  if (bug.starts_with("fle-") || bug.starts_with("zab-") || bug.starts_with("zk-")) return Recipe::none;
+  if (bug.starts_with("ej-")) return Recipe::elasticjob;
+  if (bug.starts_with("latch-") || bug.starts_with("curator-")) return Recipe::leader_latch;
+  if (bug.starts_with("naive-")) return Recipe::naive_master;
+  if (bug.starts_with("es-")) return Recipe::es_zen;
+  return std::nullopt;
+}
+
+Scenario generate_scenario(const SwarmOptions& options, std::uint64_t seed) {
+  ELECTSIM_ASSERT(options.duration >= 2s);
+  sim::Rng rng(sim::derive_seed(seed, "swarm"));
+  Scenario scenario;
+  scenario.name = "explore-" + std::string(recipe_name(options.recipe)) + "-" + std::to_string(seed);
+  scenario.seed = seed;
+  scenario.duration = options.duration;
+  scenario.recipe = options.recipe;
+  scenario.bugs = options.bugs;
+  draw_deployment(scenario, rng);
+
+  // The swarm: each allowed kind is enabled with probability 1/2 (at least one), and the run's
+  // intensity is one of three fault rates.
+  std::vector<FaultKind> allowed = options.faults.empty() ? fault_kinds_for(options.recipe) : options.faults;
+  std::vector<FaultKind> enabled;
+  for (FaultKind kind : allowed) {
+    if (rng.chance(1, 2)) enabled.push_back(kind);
+  }
+  if (enabled.empty() && !allowed.empty()) enabled.push_back(pick(rng, allowed));
+  // The liveness tail must hold the recipe's leader bound after ZooKeeper serves again, with a few
+  // seconds for the ensemble itself; the faults get the rest (at least half the run, if it fits).
+  Duration tail = std::max(options.duration / 2, makeRecipeDriver(scenario)->leaderBound(scenario) + 5s);
+  Duration phase_end = std::max(options.duration - tail, Duration::zero());
+  Duration mean_gap = pick(rng, std::vector<Duration>{20s, 8s, 3s});
+  FaultDrawer drawer(scenario, rng, phase_end);
+  int drawn = 0;
+  if (!enabled.empty()) {
+    for (Duration at = draw(rng, 1s, 1s + mean_gap); at + 1s < phase_end; at += draw(rng, mean_gap / 4, mean_gap * 7 / 4)) {
+      drawer.add(pick(rng, enabled), at);
+      drawn++;
+    }
+  }
+  add_liveness_tail(scenario, phase_end);
+  std::stable_sort(scenario.faults.begin(), scenario.faults.end(), [](const Fault& a, const Fault& b) { return a.at < b.at; });
+  scenario.description = describe(enabled, drawn);
+  return scenario;
+}
+
+}  // namespace harness
