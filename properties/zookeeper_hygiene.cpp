@@ -1,7 +1,5 @@
 #include "properties/zookeeper_hygiene.h"
 
-#include "sim/node.h"
-
 namespace properties {
 
 void EphemeralCleanup::on_event(const sim::TraceEvent& event) {
@@ -11,18 +9,11 @@ void EphemeralCleanup::on_event(const sim::TraceEvent& event) {
     closed_.erase(event.node);
     return;
   }
-  if (event.kind == "zab.synced_mode" && event.text("mode") == "SNAP") {
-    // The server's tree is now the leader's snapshot: take over what we know of the leader's tree.
-    // Whatever the leader commits after the snapshot reaches this server as proposals, in order, so
-    // applying those events again on top of the copy changes nothing.
-    std::string leader = "zk" + std::to_string(event.integer("leader"));
-    for (sim::NodeId node = 0; node < sim().node_count(); node++) {
-      if (node == event.node || sim().node(node).name() != leader) continue;
-      std::map<std::string, std::int64_t> copy = ephemerals_[node];
-      std::set<std::int64_t> closed = closed_[node];
-      ephemerals_[event.node] = std::move(copy);
-      closed_[event.node] = std::move(closed);
-    }
+  if (event.kind == "zab.db_reload") {
+    // The server's tree was replaced (a snapshot from disk or from the leader); the znode.create
+    // events that follow list the ephemerals it now holds.
+    ephemerals_.erase(event.node);
+    closed_.erase(event.node);
     return;
   }
   if (event.kind == "znode.create") {

@@ -108,6 +108,19 @@ void QuorumPeer::loadDataBase() {
 void QuorumPeer::on_start() {
   volatile_ = std::make_unique<Volatile>(*this);
   volatile_->db.setWatchesSurviveTrigger(config_->bugs.zk_watch_not_one_shot);
+  volatile_->db.setReplayObserver([this](const Txn& txn, const ProcessTxnResult& result, const std::vector<std::string>& closed) {
+    traceCommit(txn, result, closed, true);
+  });
+  volatile_->db.setReloadObserver([this](const DataTree& tree) {
+    // The tree was replaced: say so, then list the ephemerals it holds (sessions, then paths, in order).
+    sim().trace().emit(id(), "zab.db_reload", {{"zxid", tree.getLastProcessedZxid()}});
+    for (SessionId session : tree.getSessions()) {
+      for (const std::string& path : tree.getEphemerals(session)) {
+        sim().trace().emit(id(), "znode.create",
+                           {{"path", path}, {"zxid", tree.getNode(path)->stat.czxid}, {"ephemeral_owner", session}, {"replayed", true}});
+      }
+    }
+  });
   loadDataBase();
   volatile_->current_vote = Vote{0, myid_, getLastLoggedZxid(), -1, getCurrentEpoch(), ServerState::looking};
   setPeerState(ServerState::looking);
@@ -170,22 +183,24 @@ ProcessTxnResult QuorumPeer::applyCommitted(const std::shared_ptr<const Txn>& tx
   return result;
 }
 
-void QuorumPeer::traceCommit(const Txn& txn, const ProcessTxnResult& result, const std::vector<std::string>& closed_ephemerals) {
+void QuorumPeer::traceCommit(const Txn& txn, const ProcessTxnResult& result, const std::vector<std::string>& closed_ephemerals, bool replayed) {
   sim::Trace& trace = sim().trace();
   const TxnHeader& header = txn.header;
-  trace.emit(id(), "zab.commit",
+  if (!replayed) {
+    trace.emit(id(), "zab.commit",
              {{"zxid", header.zxid},
               {"type", static_cast<std::int32_t>(header.type)},
               {"session", header.session_id},
               {"error", code_name(result.error)},
               {"digest", txn_digest(txn)}});
+  }
   if (result.error != Code::ok) return;
   auto emit_create = [&](const CreateTxn& create, const std::string& path) {
-    trace.emit(id(), "znode.create", {{"path", path}, {"zxid", header.zxid}, {"ephemeral_owner", create.ephemeral ? header.session_id : 0}});
+    trace.emit(id(), "znode.create", {{"path", path}, {"zxid", header.zxid}, {"ephemeral_owner", create.ephemeral ? header.session_id : 0}, {"replayed", replayed}});
   };
   if (const auto* create = std::get_if<CreateTxn>(&txn.body)) emit_create(*create, result.path);
   if (const auto* removal = std::get_if<DeleteTxn>(&txn.body)) {
-    trace.emit(id(), "znode.delete", {{"path", removal->path}, {"zxid", header.zxid}, {"session", header.session_id}});
+    trace.emit(id(), "znode.delete", {{"path", removal->path}, {"zxid", header.zxid}, {"session", header.session_id}, {"replayed", replayed}});
   }
   if (const auto* set = std::get_if<SetDataTxn>(&txn.body)) {
     trace.emit(id(), "znode.set", {{"path", set->path}, {"zxid", header.zxid}, {"version", set->version}});
@@ -195,9 +210,9 @@ void QuorumPeer::traceCommit(const Txn& txn, const ProcessTxnResult& result, con
   }
   if (std::holds_alternative<CloseSessionTxn>(txn.body)) {
     for (const std::string& path : closed_ephemerals) {
-      trace.emit(id(), "znode.delete", {{"path", path}, {"zxid", header.zxid}, {"session", header.session_id}});
+      trace.emit(id(), "znode.delete", {{"path", path}, {"zxid", header.zxid}, {"session", header.session_id}, {"replayed", replayed}});
     }
-    trace.emit(id(), "session.close", {{"session", header.session_id}, {"zxid", header.zxid}});
+    trace.emit(id(), "session.close", {{"session", header.session_id}, {"zxid", header.zxid}, {"replayed", replayed}});
   }
   if (const auto* multi = std::get_if<MultiTxn>(&txn.body)) {
     for (std::size_t i = 0; i < multi->size(); i++) {
@@ -205,7 +220,7 @@ void QuorumPeer::traceCommit(const Txn& txn, const ProcessTxnResult& result, con
       if (const auto* create = std::get_if<CreateTxn>(&sub.body)) {
         emit_create(*create, i < result.multi.size() ? result.multi[i].path : create->path);
       } else if (const auto* removal = std::get_if<DeleteTxn>(&sub.body)) {
-        trace.emit(id(), "znode.delete", {{"path", removal->path}, {"zxid", header.zxid}, {"session", header.session_id}});
+        trace.emit(id(), "znode.delete", {{"path", removal->path}, {"zxid", header.zxid}, {"session", header.session_id}, {"replayed", replayed}});
       } else if (const auto* set = std::get_if<SetDataTxn>(&sub.body)) {
         trace.emit(id(), "znode.set", {{"path", set->path}, {"zxid", header.zxid}, {"version", set->version}});
       }

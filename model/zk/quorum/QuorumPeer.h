@@ -78,7 +78,9 @@ class QuorumPeer final : public sim::Node {
   struct Volatile;
   sim::Task<void> run();
   void loadDataBase();
-  void traceCommit(const Txn& txn, const ProcessTxnResult& result, const std::vector<std::string>& closed_ephemerals);
+  // `replayed`: applied from the log rather than committed now (no zab.commit event; the znode and
+  // session events carry replayed=true).
+  void traceCommit(const Txn& txn, const ProcessTxnResult& result, const std::vector<std::string>& closed_ephemerals, bool replayed = false);
 
   ServerId myid_;
   std::shared_ptr<const QuorumPeerConfig> config_;

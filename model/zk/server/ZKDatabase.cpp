@@ -28,11 +28,12 @@ Zxid ZKDatabase::loadDataBase(ServerDisk& disk) {
     ELECTSIM_ASSERT_MSG(disk.log.empty(), "a txn log without a snapshot");
     // FileTxnSnapLog.restore with a trusted empty data dir: an empty snapshot at zxid 0.
     disk.snapshot = takeSnapshot();
+    if (reload_observer_) reload_observer_(tree_);
   }
   Zxid snapshot_zxid = getDataTreeLastProcessedZxid();
   for (const auto& txn : disk.log) {
     if (txn->header.zxid <= snapshot_zxid) continue;
-    processTxn(txn, nullptr);  // replayed txns also enter the committedLog, as in ZooKeeper
+    replayTxn(txn);  // replayed txns also enter the committedLog, as in ZooKeeper
   }
   return getDataTreeLastProcessedZxid();
 }
@@ -40,8 +41,15 @@ Zxid ZKDatabase::loadDataBase(ServerDisk& disk) {
 void ZKDatabase::fastForwardDataBase(const ServerDisk& disk) {
   Zxid applied = getDataTreeLastProcessedZxid();
   for (const auto& txn : disk.log) {
-    if (txn->header.zxid > applied) processTxn(txn, nullptr);
+    if (txn->header.zxid > applied) replayTxn(txn);
   }
+}
+
+void ZKDatabase::replayTxn(const std::shared_ptr<const Txn>& txn) {
+  std::vector<std::string> closed_ephemerals;
+  if (replay_observer_ && txn->header.type == OpCode::close_session) closed_ephemerals = tree_.getEphemerals(txn->header.session_id);
+  ProcessTxnResult result = processTxn(txn, nullptr);
+  if (replay_observer_) replay_observer_(*txn, result, closed_ephemerals);
 }
 
 ProcessTxnResult ZKDatabase::processTxn(const std::shared_ptr<const Txn>& txn, std::vector<FiredWatch>* fired) {
@@ -79,6 +87,7 @@ void ZKDatabase::deserializeSnapshot(const Snapshot& snapshot) {
   tree_.setWatchesSurviveTrigger(watches_survive_trigger_);
   sessions_ = snapshot.sessions;
   tree_.setLastProcessedZxid(snapshot.zxid);
+  if (reload_observer_) reload_observer_(tree_);
 }
 
 void ZKDatabase::clear() {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <vector>
@@ -68,7 +69,18 @@ class ZKDatabase {
   Zxid getminCommittedLog() const;
   Zxid getmaxCommittedLog() const;
 
+  // Told of every txn replayed from the log (loadDataBase, fastForwardDataBase), with the
+  // ephemerals a closeSession removed: replays change the tree as commits do, and the trace must
+  // say so (QuorumPeer traces them like commits, flagged as replayed).
+  using ReplayObserver = std::function<void(const Txn&, const ProcessTxnResult&, const std::vector<std::string>& closed_ephemerals)>;
+  void setReplayObserver(ReplayObserver observer) { replay_observer_ = std::move(observer); }
+  // Told whenever the tree is replaced wholesale (a snapshot loaded from disk or from the leader,
+  // or an empty start), before any txn is replayed on top.
+  using ReloadObserver = std::function<void(const DataTree&)>;
+  void setReloadObserver(ReloadObserver observer) { reload_observer_ = std::move(observer); }
+
  private:
+  void replayTxn(const std::shared_ptr<const Txn>& txn);
   void addCommittedProposal(const std::shared_ptr<const Txn>& txn);
   void processTxnForSessionEvents(const Txn& txn);
 
@@ -76,6 +88,8 @@ class ZKDatabase {
   std::map<SessionId, std::int32_t> sessions_;
   std::deque<std::shared_ptr<const Txn>> committed_log_;
   bool watches_survive_trigger_ = false;
+  ReplayObserver replay_observer_;
+  ReloadObserver reload_observer_;
 };
 
 }  // namespace zk
