@@ -33,6 +33,7 @@ int command_bench(const Arguments& arguments);
 int command_run(const Arguments& arguments);
 int command_explore(const Arguments& arguments);
 int command_merge(const Arguments& arguments);
+int command_shrink(const Arguments& arguments);
 int bench_zookeeper(const Arguments& arguments);  // electsim bench zk (command_bench_zk.cpp)
 int command_replay(const Arguments& arguments);
 int command_bugs(const Arguments& arguments);

@@ -113,6 +113,7 @@ int command_explore(const Arguments& arguments) {
   std::string shard_text;
   bool json = false;
   bool quiet = false;
+  bool stop_at_first = false;
   po::options_description options("explore options");
   options.add_options()
       ("recipe", po::value(&recipe_text), "none | elasticjob | leader-latch | leader-selector | naive-master | es-zen (default: "
@@ -126,11 +127,12 @@ int command_explore(const Arguments& arguments) {
       ("bug", po::value(&bugs)->composing(), "a bug switch to turn on (repeatable)")
       ("out", po::value(&out_dir), "where failure files go (default ./failures)")
       ("shard", po::value(&shard_text), "I/N: run only the I-th of N equal blocks of the runs")
+      ("stop-at-first", po::bool_switch(&stop_at_first), "stop once the lowest failing seed is known (the same first failure as a full sweep)")
       ("quiet", po::bool_switch(&quiet), "no progress display")
       ("json", po::bool_switch(&json), "print the summary as one JSON object on the last line");
   po::variables_map values;
   if (!parse_options("explore", "[--recipe R] [--runs N] [--seed S] [--jobs J] [--duration T] [--faults LIST] [--properties LIST] "
-                                "[--bug B]... [--out DIR] [--shard I/N] [--json]",
+                                "[--bug B]... [--out DIR] [--shard I/N] [--stop-at-first] [--json]",
                      arguments, options, {}, values)) {
     return exit_ok;
   }
@@ -166,6 +168,7 @@ int command_explore(const Arguments& arguments) {
   explore.jobs = jobs;
   explore.out_dir = out_dir;
   explore.found_by = command_line(arguments);
+  explore.stop_at_first_failure = stop_at_first;
 
   interrupted.store(false);
   auto previous = std::signal(SIGINT, on_interrupt);

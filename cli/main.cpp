@@ -23,6 +23,7 @@ const std::map<std::string, Subcommand>& subcommands() {
       {"replay", {cli::command_replay, "re-runs a failure file and compares its trace hash"}},
       {"explore", {cli::command_explore, "randomized fault schedules (swarm testing); failures become scenario files"}},
       {"merge", {cli::command_merge, "combines the JSON summaries of explore shards"}},
+      {"shrink", {cli::command_shrink, "the smallest scenario that still violates the same property"}},
       {"bugs", {cli::command_bugs, "lists the bug switches"}},
       {"properties", {cli::command_properties, "lists the properties"}},
   };

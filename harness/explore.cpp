@@ -116,10 +116,12 @@ ExploreSummary explore(const ExploreOptions& options, const std::function<void(c
   std::vector<std::string> counted = options.properties.empty() ? promised_properties(options.swarm.recipe) : options.properties;
   if (!options.out_dir.empty()) std::filesystem::create_directories(options.out_dir);
 
+  std::atomic<std::uint64_t> lowest_failure{total};  // index of the lowest failing run so far
   auto worker = [&] {
     while (!stop.load()) {
       std::uint64_t index = next.fetch_add(1);
       if (index >= total) break;
+      if (options.stop_at_first_failure && index > lowest_failure.load()) break;  // indices only grow
       std::uint64_t seed = options.seed + first + index;
       ExploreRun run = explore_one(options, seed);
       Outcome outcome;
@@ -137,6 +139,11 @@ ExploreSummary explore(const ExploreOptions& options, const std::function<void(c
       if (!run.failed_property.empty() && !options.out_dir.empty()) {
         outcome.file = (std::filesystem::path(options.out_dir) / failure_file_name(run)).string();
         text = write_scenario(failure_scenario(run, options.found_by));
+      }
+      if (!outcome.failed_property.empty()) {
+        std::uint64_t known = lowest_failure.load();
+        while (index < known && !lowest_failure.compare_exchange_weak(known, index)) {
+        }
       }
       std::lock_guard lock(mutex);
       if (!text.empty()) std::ofstream(outcome.file) << text;
@@ -170,7 +177,11 @@ ExploreSummary explore(const ExploreOptions& options, const std::function<void(c
   for (std::uint64_t index = 0; index < total; index++) {
     const Outcome& outcome = outcomes[index];
     if (!outcome.done) {
-      summary.interrupted = true;
+      if (options.stop_at_first_failure && index > lowest_failure.load()) {
+        summary.stopped_at_first_failure = true;
+      } else {
+        summary.interrupted = true;
+      }
       continue;
     }
     summary.runs++;
@@ -211,6 +222,7 @@ nlohmann::ordered_json toJson(const ExploreSummary& summary) {
   json["observed"] = nlohmann::ordered_json::object();
   for (const auto& [name, count] : summary.observed) json["observed"][name] = count;
   json["interrupted"] = summary.interrupted;
+  json["stopped_at_first_failure"] = summary.stopped_at_first_failure;
   json["seeds"] = {{"first", summary.seed_first}, {"end", summary.seed_end}};
   return json;
 }
@@ -241,6 +253,7 @@ ExploreSummary summary_from_json(const nlohmann::json& json) {
     }
     for (const auto& [name, count] : json.at("observed").items()) summary.observed[name] = count.get<std::uint64_t>();
     summary.interrupted = json.value("interrupted", false);
+    summary.stopped_at_first_failure = json.value("stopped_at_first_failure", false);
     if (json.contains("seeds")) {
       summary.seed_first = json.at("seeds").at("first").get<std::uint64_t>();
       summary.seed_end = json.at("seeds").at("end").get<std::uint64_t>();
@@ -265,6 +278,7 @@ ExploreSummary merge_summaries(const std::vector<ExploreSummary>& shards) {
     merged.trace_hash += shard.trace_hash;
     for (const auto& [name, count] : shard.observed) merged.observed[name] += count;
     merged.interrupted = merged.interrupted || shard.interrupted;
+    merged.stopped_at_first_failure = merged.stopped_at_first_failure || shard.stopped_at_first_failure;
     if (shard.first_failure && (!merged.first_failure || shard.first_failure->seed < merged.first_failure->seed)) {
       merged.first_failure = shard.first_failure;
     }
@@ -276,7 +290,8 @@ ExploreSummary merge_summaries(const std::vector<ExploreSummary>& shards) {
 }
 
 void printSummary(const ExploreSummary& summary, std::ostream& out) {
-  out << summary.runs << " runs" << (summary.interrupted ? " (interrupted)" : "") << ", seeds " << summary.seed_first << ".."
+  out << summary.runs << " runs" << (summary.interrupted ? " (interrupted)" : "")
+      << (summary.stopped_at_first_failure ? " (stopped at the first failure)" : "") << ", seeds " << summary.seed_first << ".."
       << (summary.seed_end == 0 ? 0 : summary.seed_end - 1) << ", " << summary.events << " events, "
       << summary.sim_seconds << " simulated seconds in " << summary.wall_seconds << " s ("
       << (summary.wall_seconds > 0 ? static_cast<double>(summary.runs) / summary.wall_seconds : 0.0) << " runs/s)\n";

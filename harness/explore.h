@@ -32,6 +32,9 @@ struct ExploreOptions {
   // The properties that count as failures; empty: the recipe's promised set plus ZooKeeper's own.
   std::vector<std::string> properties;
   std::string out_dir = "failures";  // where failure files go; empty: none written
+  // Stop once the failing run with the lowest seed is known: runs after it are skipped, runs before
+  // it all complete, so first_failure is the same as a full sweep's (the counts are not).
+  bool stop_at_first_failure = false;
   std::string found_by;              // recorded in failure files (the command line)
   sim::SimulationLimits limits;
 };
@@ -55,6 +58,7 @@ struct ExploreSummary {
   std::optional<FailureSummary> first_failure;  // the failing run with the lowest seed
   std::map<std::string, std::uint64_t> observed;  // violations of properties not promised
   bool interrupted = false;
+  bool stopped_at_first_failure = false;
   std::uint64_t seed_first = 0;  // the share of seeds this summary covers: [seed_first, seed_end)
   std::uint64_t seed_end = 0;
 };

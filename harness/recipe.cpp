@@ -17,9 +17,9 @@ sim::Duration RecipeDriver::leaderBound(const Scenario&) const { return sim::Dur
 
 void RecipeDriver::reportFinal(Cluster&, nlohmann::ordered_json&) const {}
 
-sim::Duration zookeeper_leader_bound(const Scenario& scenario) {
+sim::Duration zookeeper_leader_bound(const Scenario& scenario, std::optional<sim::Duration> backoff) {
   const ZooKeeperConfig& zk = scenario.zookeeper;
-  return zk::QuorumPeerConfig{}.max_notification_interval + (zk.init_limit + zk.sync_limit + 2) * zk.tick_time;
+  return backoff.value_or(zk::QuorumPeerConfig{}.max_notification_interval) + (zk.init_limit + zk.sync_limit + 2) * zk.tick_time;
 }
 
 sim::Duration zookeeper_client_bound(const Scenario& scenario) {

@@ -45,9 +45,11 @@ class RecipeDriver {
 
 std::unique_ptr<RecipeDriver> makeRecipeDriver(const Scenario& scenario);
 
-// The ZooKeeper-level time to a leader after faults stop: the longest notification backoff, then a
-// discovery and a sync (initLimit and syncLimit ticks), plus two ticks of slack.
-sim::Duration zookeeper_leader_bound(const Scenario& scenario);
+// The ZooKeeper-level time to a leader after faults stop: the notification backoff a LOOKING
+// server may be in (`backoff`; by default the longest, 60 s; the runner passes what the servers'
+// LOOKING times allow, see EventualLeader::lookingBackoffBound), then a discovery and a sync
+// (initLimit and syncLimit ticks), plus two ticks of slack.
+sim::Duration zookeeper_leader_bound(const Scenario& scenario, std::optional<sim::Duration> backoff = std::nullopt);
 
 // For a recipe whose instances hold ephemerals through ZooKeeper clients, once the ensemble serves:
 // a dead holder's session expires (session timeout, rounded up to the next expiry bucket and

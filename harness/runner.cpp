@@ -108,17 +108,25 @@ void scheduleEventualLeader(Cluster& cluster, RecipeDriver& driver, properties::
     sample_recipe_at(last_fault, "the last fault");
     return;
   }
-  sim::Instant deadline = last_fault + zookeeper_leader_bound(cluster.scenario());
+  // The deadline is fixed at the last fault, from how long each server has been LOOKING then.
+  auto deadline = std::make_shared<sim::Instant>();
+  auto zookeeper_bound = std::make_shared<sim::Duration>();
   // Self-rescheduling poll; the shared_ptr keeps the callable alive between polls.
   auto poll = std::make_shared<std::function<void()>>();
-  *poll = [&cluster, &eventual, &sim, last_fault, poll_weak = std::weak_ptr<std::function<void()>>(poll), deadline, end, sample_recipe_at] {
+  *poll = [&cluster, &eventual, &sim, last_fault, zookeeper_bound, poll_weak = std::weak_ptr<std::function<void()>>(poll), deadline, end, sample_recipe_at] {
+    if (sim.now() == last_fault && *deadline == sim::Instant{}) {
+      zk::QuorumPeerConfig defaults;
+      *zookeeper_bound = zookeeper_leader_bound(cluster.scenario(), eventual.lookingBackoffBound(sim.now(), defaults.finalize_wait,
+                                                                                                 defaults.max_notification_interval));
+      *deadline = last_fault + *zookeeper_bound;
+    }
     if (cluster.ensemble()->leader()) {
       std::string at = sim::format_instant(sim.now());
       sample_recipe_at(sim.now(), sim.now() == last_fault ? "the last fault (" + at + ")" : "ZooKeeper had a leader again (" + at + ")");
       return;
     }
-    if (sim.now() >= deadline) {
-      eventual.sample(false, "no ZooKeeper leader " + sim::format_duration(zookeeper_leader_bound(cluster.scenario())) +
+    if (sim.now() >= *deadline) {
+      eventual.sample(false, "no ZooKeeper leader " + sim::format_duration(*zookeeper_bound) +
                                  " after the last fault");
       return;
     }

@@ -55,6 +55,19 @@ void draw_deployment(Scenario& scenario, sim::Rng& rng) {
     scenario.zookeeper.start_interval = draw(rng, 100ms, 2s);
   }
   if (scenario.recipe == Recipe::none) {
+    // Sometimes the servers start over persisted state, as after an earlier life: one last zxid
+    // (epoch e, counter c) or one behind it, and a current epoch of e, or e + 1 for a server that
+    // synced a new leader's epoch before that leader logged anything. Elections then compare
+    // epochs as well as zxids (ZOOKEEPER-1419 lives there).
+    if (rng.chance(1, 4)) {
+      std::int64_t epoch = rng.uniform(1, 3);
+      std::int64_t counter = rng.uniform(2, 20);
+      for (int n = 1; n <= scenario.zookeeper.servers; n++) {
+        std::string name = server_name(n);
+        scenario.zookeeper.initial_zxid[name] = (epoch << 32) | (counter - (rng.chance(1, 4) ? 1 : 0));
+        if (rng.chance(1, 2)) scenario.zookeeper.initial_epoch[name] = epoch + 1;
+      }
+    }
     scenario.clients.writers = static_cast<int>(rng.uniform(1, 3));
     scenario.clients.write_interval = pick(rng, std::vector<Duration>{50ms, 100ms, 500ms});
     scenario.clients.ephemeral_writes = rng.chance(1, 2);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 
 #include "properties/Property.h"
@@ -18,7 +19,12 @@ class EventualLeader final : public Property {
   // `bound`: the recipe's own time to a leader, once ZooKeeper serves (or after the last fault).
   EventualLeader(sim::Simulation& sim, sim::Duration bound) : Property(sim), bound_(bound) {}
   std::string_view name() const override { return "eventual-leader"; }
-  void on_event(const sim::TraceEvent&) override {}
+  // Follows which ZooKeeper servers are LOOKING, and since when (zk.state events).
+  void on_event(const sim::TraceEvent& event) override;
+  // The longest notification backoff a LOOKING server may be in at `now`: FastLeaderElection's
+  // timeout starts at 200 ms and doubles only on timeouts, so after looking for L it is at most
+  // L + 200 ms, and never more than `max_interval`. 200 ms when no server is looking.
+  sim::Duration lookingBackoffBound(sim::Instant now, sim::Duration finalize_wait, sim::Duration max_interval) const;
   sim::Duration bound() const { return bound_; }
   // The harness calls this at the end of the bound with what the recipe sees; `description` says
   // what was expected by when, and what was found.
@@ -33,6 +39,7 @@ class EventualLeader final : public Property {
   std::optional<bool> sampled_;
   bool judged_ = false;
   bool without_candidates_ = false;
+  std::map<sim::NodeId, sim::Instant> looking_since_;
 };
 
 }  // namespace properties

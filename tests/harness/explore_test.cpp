@@ -1,0 +1,191 @@
+// electsim explore and shrink: determinism across threads and shards, the swarm's scenarios, bug
+// switches caught from a fixed seed within a fixed budget, clean recipes exploring that budget
+// without a failure, and shrinking to a handful of faults.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include "harness/explore.h"
+#include "harness/scenario_parser.h"
+#include "harness/scenario_writer.h"
+#include "harness/shrink.h"
+
+namespace {
+
+using namespace std::chrono_literals;
+using harness::ExploreOptions;
+using harness::Recipe;
+
+harness::ExploreSummary quietExplore(const ExploreOptions& options) {
+  std::atomic<bool> stop{false};
+  return harness::explore(options, [](const harness::ExploreProgress&) {}, stop);
+}
+
+ExploreOptions sweep(Recipe recipe, std::uint64_t runs, unsigned jobs) {
+  ExploreOptions options;
+  options.swarm.recipe = recipe;
+  options.runs = runs;
+  options.seed = 1;
+  options.jobs = jobs;
+  options.out_dir = "";
+  return options;
+}
+
+TEST(Explore, TheSummaryDoesNotDependOnTheNumberOfThreads) {
+  // Bug switch on, so that failures (and their first seed) are part of what must agree.
+  ExploreOptions options = sweep(Recipe::leader_latch, 60, 1);
+  options.swarm.bugs = {"latch-ignores-connection-loss"};
+  harness::ExploreSummary one = quietExplore(options);
+  options.jobs = 2;
+  harness::ExploreSummary two = quietExplore(options);
+  options.jobs = 5;
+  harness::ExploreSummary five = quietExplore(options);
+  for (const harness::ExploreSummary* other : {&two, &five}) {
+    EXPECT_EQ(one.trace_hash, other->trace_hash);
+    EXPECT_EQ(one.runs, other->runs);
+    EXPECT_EQ(one.events, other->events);
+    EXPECT_EQ(one.failures, other->failures);
+    EXPECT_EQ(one.failures_by_property, other->failures_by_property);
+    ASSERT_EQ(one.first_failure.has_value(), other->first_failure.has_value());
+    if (one.first_failure) EXPECT_EQ(one.first_failure->seed, other->first_failure->seed);
+  }
+  EXPECT_GT(one.failures, 0u) << "the bug switch should give this sweep something to agree on";
+}
+
+TEST(Explore, StoppingAtTheFirstFailureFindsTheSameFirstFailure) {
+  ExploreOptions options = sweep(Recipe::leader_latch, 80, 2);
+  options.swarm.bugs = {"curator-696-no-owner-check"};
+  harness::ExploreSummary full = quietExplore(options);
+  options.stop_at_first_failure = true;
+  harness::ExploreSummary stopped = quietExplore(options);
+  ASSERT_TRUE(full.first_failure.has_value());
+  ASSERT_TRUE(stopped.first_failure.has_value());
+  EXPECT_EQ(stopped.first_failure->seed, full.first_failure->seed);
+  EXPECT_LT(stopped.runs, full.runs);
+  EXPECT_FALSE(stopped.interrupted);
+}
+
+TEST(Explore, ShardsMergeIntoTheWholeSweep) {
+  ExploreOptions options = sweep(Recipe::leader_latch, 45, 2);
+  options.swarm.bugs = {"curator-696-no-owner-check"};
+  harness::ExploreSummary whole = quietExplore(options);
+  std::vector<harness::ExploreSummary> shards;
+  for (unsigned index = 1; index <= 3; index++) {
+    options.shard_index = index;
+    options.shard_count = 3;
+    // Through JSON, as `electsim merge` reads them.
+    shards.push_back(harness::summary_from_json(nlohmann::json::parse(harness::toJson(quietExplore(options)).dump())));
+  }
+  harness::ExploreSummary merged = harness::merge_summaries(shards);
+  EXPECT_EQ(merged.runs, whole.runs);
+  EXPECT_EQ(merged.trace_hash, whole.trace_hash);
+  EXPECT_EQ(merged.events, whole.events);
+  EXPECT_EQ(merged.failures_by_property, whole.failures_by_property);
+  EXPECT_EQ(merged.seed_first, whole.seed_first);
+  EXPECT_EQ(merged.seed_end, whole.seed_end);
+  ASSERT_EQ(merged.first_failure.has_value(), whole.first_failure.has_value());
+  if (whole.first_failure) EXPECT_EQ(merged.first_failure->seed, whole.first_failure->seed);
+}
+
+RC_GTEST_PROP(Swarm, EveryGeneratedScenarioIsAValidFileThatRoundTrips, ()) {
+  const Recipe recipe = *rc::gen::element(Recipe::none, Recipe::elasticjob, Recipe::leader_latch, Recipe::leader_selector,
+                                          Recipe::naive_master, Recipe::es_zen);
+  const std::uint64_t seed = *rc::gen::inRange<std::uint64_t>(1, 1'000'000'000);
+  harness::SwarmOptions options;
+  options.recipe = recipe;
+  options.duration = std::chrono::seconds(*rc::gen::inRange(2, 600));
+  harness::Scenario scenario = harness::generate_scenario(options, seed);
+  std::string text = harness::write_scenario(scenario);
+  RC_LOG() << text;
+  harness::Scenario parsed = harness::parse_scenario_text(text, "<generated>");
+  RC_ASSERT(parsed == scenario);
+  RC_ASSERT(harness::generate_scenario(options, seed) == scenario);  // deterministic in the seed
+}
+
+// Each bug switch, with the recipe and the swarm it is explored with: explore must catch it (a
+// violation of the named property) within the budget, from seed 1. Deterministic, so not flaky.
+struct BugCase {
+  const char* bug;
+  Recipe recipe;
+  const char* property;
+  std::uint64_t budget;
+  sim::Duration duration = 60s;
+};
+
+class BugCaught : public ::testing::TestWithParam<BugCase> {};
+
+TEST_P(BugCaught, WithinTheBudget) {
+  const BugCase& bug = GetParam();
+  ExploreOptions options = sweep(bug.recipe, bug.budget, 2);
+  options.swarm.bugs = {bug.bug};
+  options.swarm.duration = bug.duration;
+  options.stop_at_first_failure = true;
+  harness::ExploreSummary summary = quietExplore(options);
+  ASSERT_TRUE(summary.first_failure.has_value()) << bug.bug << " not caught in " << bug.budget << " runs";
+  EXPECT_GT(summary.failures_by_property[bug.property], 0u) << bug.bug << ": first failure was " << summary.first_failure->property;
+  std::cout << bug.bug << ": first caught at seed " << summary.first_failure->seed << " (" << summary.first_failure->property << ")\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Explore, BugCaught,
+    ::testing::Values(BugCase{"zab-commit-without-quorum", Recipe::none, "zab-agreement", 60},
+                      BugCase{"zab-335-epoch-from-zxid", Recipe::none, "zab-single-leader", 300},
+                      BugCase{"zk-1208-create-on-closing-session", Recipe::none, "ephemeral-cleanup", 400},
+                      BugCase{"zk-watch-not-one-shot", Recipe::none, "watch-once", 30},
+                      BugCase{"fle-1419-nontotal-order", Recipe::none, "eventual-leader", 250, 200s},
+                      BugCase{"latch-ignores-connection-loss", Recipe::leader_latch, "latch-single-leader", 60},
+                      BugCase{"curator-696-no-owner-check", Recipe::leader_latch, "latch-single-leader", 60},
+                      BugCase{"naive-no-anti-jitter", Recipe::naive_master, "naive-master-stable", 30}),
+    [](const ::testing::TestParamInfo<BugCase>& info) {
+      std::string name = info.param.bug;
+      std::replace(name.begin(), name.end(), '-', '_');
+      return name;
+    });
+
+// The same budget on the clean recipes finds nothing: every failure above is the switch's.
+class CleanRecipe : public ::testing::TestWithParam<Recipe> {};
+
+TEST_P(CleanRecipe, ExploresTheBudgetWithoutAFailure) {
+  harness::ExploreSummary summary = quietExplore(sweep(GetParam(), 200, 2));
+  EXPECT_EQ(summary.failures, 0u) << "first: seed " << (summary.first_failure ? summary.first_failure->seed : 0) << " "
+                                   << (summary.first_failure ? summary.first_failure->property + ": " + summary.first_failure->message : "");
+  EXPECT_EQ(summary.runs, 200u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Explore, CleanRecipe, ::testing::Values(Recipe::none, Recipe::leader_latch),
+                         [](const ::testing::TestParamInfo<Recipe>& info) {
+                           std::string name(harness::recipe_name(info.param));
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+TEST(Shrink, AFailureFromExploreShrinksToAFewFaultsAndStillFails) {
+  ExploreOptions options = sweep(Recipe::leader_latch, 60, 2);
+  options.swarm.bugs = {"latch-ignores-connection-loss"};
+  harness::ExploreSummary summary = quietExplore(options);
+  ASSERT_TRUE(summary.first_failure.has_value());
+  harness::ExploreRun run = harness::explore_one(options, summary.first_failure->seed);
+  ASSERT_EQ(run.failed_property, "latch-single-leader");
+  harness::Scenario failing = harness::failure_scenario(run, "test");
+  harness::ShrinkOptions shrink_options;
+  shrink_options.jobs = 2;
+  std::optional<harness::ShrinkResult> result = harness::shrink(failing, shrink_options, [](const harness::ShrinkStep&) {});
+  ASSERT_TRUE(result.has_value());
+  EXPECT_EQ(result->property, "latch-single-leader");
+  EXPECT_LE(result->scenario.faults.size(), 3u) << harness::write_scenario(result->scenario);
+  EXPECT_LE(result->scenario.faults.size(), failing.faults.size());
+  EXPECT_TRUE(harness::violates(result->scenario, "latch-single-leader"));
+  // The result does not depend on how many candidates run at once.
+  shrink_options.jobs = 1;
+  std::optional<harness::ShrinkResult> sequential = harness::shrink(failing, shrink_options, [](const harness::ShrinkStep&) {});
+  ASSERT_TRUE(sequential.has_value());
+  EXPECT_EQ(sequential->scenario, result->scenario);
+}
+
+TEST(Shrink, AScenarioThatHoldsHasNothingToShrink) {
+  harness::Scenario scenario = harness::generate_scenario(harness::SwarmOptions{Recipe::leader_latch, 30s, {}, {}}, 3);
+  harness::ShrinkOptions options;
+  options.property = "latch-single-leader";
+  EXPECT_FALSE(harness::shrink(scenario, options, [](const harness::ShrinkStep&) {}).has_value());
+}
+
+}  // namespace
