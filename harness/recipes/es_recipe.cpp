@@ -59,7 +59,9 @@ class EsRecipe final : public RecipeDriver {
     if (!master) return std::nullopt;
     return cluster.sim().node(*master).name();
   }
-  sim::Duration leaderBound(const Scenario&) const override { return es_->config().stabilisationTime(); }
+  // Called before build() too (swarm sizes its liveness tail from it): computed from the scenario,
+  // not from the cluster.
+  sim::Duration leaderBound(const Scenario& scenario) const override { return esConfig(scenario).stabilisationTime(); }
   void reportFinal(Cluster& cluster, nlohmann::ordered_json& final) const override {
     nlohmann::ordered_json elasticsearch;
     std::optional<sim::NodeId> master = es_->stableMaster();

@@ -87,7 +87,7 @@ TEST(Explore, ShardsMergeIntoTheWholeSweep) {
 }
 
 RC_GTEST_PROP(Swarm, EveryGeneratedScenarioIsAValidFileThatRoundTrips, ()) {
-  const Recipe recipe = *rc::gen::element(Recipe::none, Recipe::elasticjob, Recipe::leader_latch, Recipe::leader_selector,
+  const Recipe recipe = *rc::gen::element(Recipe::none, Recipe::leader_latch, Recipe::leader_selector,
                                           Recipe::naive_master, Recipe::es_zen);
   const std::uint64_t seed = *rc::gen::inRange<std::uint64_t>(1, 1'000'000'000);
   harness::SwarmOptions options;
