@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "cli/command.h"
+#include "cli/limits.h"
 #include "harness/explore.h"
 #include "harness/registry.h"
 #include "sim/time.h"
@@ -21,9 +22,11 @@ namespace {
 
 std::atomic<bool> interrupted{false};
 
-extern "C" void on_interrupt(int) {
+// Ctrl-C (SIGINT) and SIGTERM (a batch system's or Kubernetes's stop): finish the runs in flight,
+// keep every failure file, print the summary. A second signal of the same kind ends the process at once.
+extern "C" void on_interrupt(int signal_number) {
   interrupted.store(true);
-  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+  std::signal(signal_number, SIG_DFL);
 }
 
 harness::Recipe parse_recipe(const std::string& name) {
@@ -114,6 +117,7 @@ int command_explore(const Arguments& arguments) {
   bool json = false;
   bool quiet = false;
   bool stop_at_first = false;
+  bool check_determinism = false;
   po::options_description options("explore options");
   options.add_options()
       ("recipe", po::value(&recipe_text), "none | elasticjob | leader-latch | leader-selector | naive-master | es-zen (default: "
@@ -125,14 +129,18 @@ int command_explore(const Arguments& arguments) {
       ("faults", po::value(&faults_text), "the fault kinds runs draw from, comma-separated (default: all that apply)")
       ("properties", po::value(&properties_text), "the properties that count as failures (default: what the recipe promises)")
       ("bug", po::value(&bugs)->composing(), "a bug switch to turn on (repeatable)")
-      ("out", po::value(&out_dir), "where failure files go (default ./failures)")
+      ("out", po::value(&out_dir), "where failure files go (default ./failures; --out \"\" writes none)")
       ("shard", po::value(&shard_text), "I/N: run only the I-th of N equal blocks of the runs")
       ("stop-at-first", po::bool_switch(&stop_at_first), "stop once the lowest failing seed is known (the same first failure as a full sweep)")
+      ("check-determinism", po::bool_switch(&check_determinism),
+       "run every seed twice, the second time in another thread with another heap layout; a difference is a model-sanity failure")
       ("quiet", po::bool_switch(&quiet), "no progress display")
       ("json", po::bool_switch(&json), "print the summary as one JSON object on the last line");
+  LimitOptions limits;
+  add_limit_options(options, limits, false);
   po::variables_map values;
   if (!parse_options("explore", "[--recipe R] [--runs N] [--seed S] [--jobs J] [--duration T] [--faults LIST] [--properties LIST] "
-                                "[--bug B]... [--out DIR] [--shard I/N] [--stop-at-first] [--json]",
+                                "[--bug B]... [--out DIR] [--shard I/N] [--stop-at-first] [--check-determinism] [--max-...] [--json]",
                      arguments, options, {}, values)) {
     return exit_ok;
   }
@@ -169,12 +177,16 @@ int command_explore(const Arguments& arguments) {
   explore.out_dir = out_dir;
   explore.found_by = command_line(arguments);
   explore.stop_at_first_failure = stop_at_first;
+  explore.check_determinism = check_determinism;
+  explore.limits = simulation_limits("explore", limits);
 
   interrupted.store(false);
-  auto previous = std::signal(SIGINT, on_interrupt);
+  auto previous_interrupt = std::signal(SIGINT, on_interrupt);
+  auto previous_terminate = std::signal(SIGTERM, on_interrupt);
   ProgressDisplay display(quiet);
   harness::ExploreSummary summary = harness::explore(explore, std::ref(display), interrupted);
-  std::signal(SIGINT, previous);
+  std::signal(SIGINT, previous_interrupt);
+  std::signal(SIGTERM, previous_terminate);
   if (summary.interrupted) std::cerr << "\nexplore: interrupted; the summary covers the runs that finished\n";
   if (json) {
     std::cout << harness::toJson(summary).dump() << "\n";

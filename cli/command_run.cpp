@@ -1,9 +1,15 @@
 // electsim run FILE: runs one scenario and judges its properties; electsim replay FILE: runs a
 // failure file again and compares the trace hash it recorded.
-#include <fstream>
 #include <iostream>
+#include <optional>
+#include <stdexcept>
 
 #include "cli/command.h"
+#include "cli/limits.h"
+#include "harness/atomic_file.h"
+#include "harness/diagram.h"
+#include "harness/message_summary.h"
+#include "harness/narration.h"
 #include "harness/runner.h"
 #include "harness/scenario_parser.h"
 
@@ -11,12 +17,8 @@ namespace cli {
 
 namespace {
 
-harness::Scenario load(const std::string& file) {
-  try {
-    return harness::parse_scenario_file(file);
-  } catch (const harness::ScenarioError& error) {
-    throw UsageError(error.what());
-  }
+harness::Scenario load(const std::string& command, const std::string& file, const LimitOptions& limits) {
+  return load_scenario(file, file_size_limit(command, limits));
 }
 
 }  // namespace
@@ -25,34 +27,92 @@ int command_run(const Arguments& arguments) {
   std::string file;
   std::uint64_t seed = 0;
   std::string trace_path;
+  std::string narrate;
+  std::string diagram_path;
   bool json = false;
   po::options_description options("run options");
   options.add_options()
       ("file", po::value(&file), "the scenario file")
       ("seed", po::value(&seed), "run with this seed instead of the scenario's")
       ("trace", po::value(&trace_path), "write every event to this JSON Lines file")
+      ("narrate", po::value(&narrate)->implicit_value("all"),
+       "tell the run as a timeline on standard error; =LIST limits it to topics: zk, latch, job, es, naive, session, watch, "
+       "fault, property, net (messages; not in all)")
+      ("diagram", po::value(&diagram_path), "write a space-time diagram of the run to this HTML file")
       ("json", po::bool_switch(&json), "print the result as one JSON object on the last line");
+  LimitOptions limits;
+  add_limit_options(options, limits, true);
   po::positional_options_description positional;
   positional.add("file", 1);
   po::variables_map values;
-  if (!parse_options("run", "FILE [--seed N] [--trace OUT.jsonl] [--json]", arguments, options, positional, values)) return exit_ok;
+  if (!parse_options("run", "FILE [--seed N] [--trace OUT.jsonl] [--narrate[=LIST]] [--diagram OUT.html] [--json]", arguments, options,
+                     positional, values)) {
+    return exit_ok;
+  }
   if (file.empty()) throw UsageError("run: a scenario file is required (see: electsim run --help)");
 
-  harness::Scenario scenario = load(file);
+  harness::Scenario scenario = load("run", file, limits);
   harness::RunOptions run_options;
+  run_options.limits = scenario_limits("run", limits, values, scenario);
   if (values.count("seed") != 0) run_options.seed = seed;
-  std::ofstream trace;
+  // Whole or absent: the trace appears under its name only once the run is over (atomic_file.h).
+  std::optional<harness::AtomicFile> trace;
   if (!trace_path.empty()) {
-    trace.open(trace_path);
-    if (!trace) throw UsageError("run: cannot write the trace file " + trace_path);
-    run_options.trace_out = &trace;
+    try {
+      trace.emplace(trace_path);
+    } catch (const harness::FileWriteError& error) {
+      throw UsageError("run: cannot write the trace file: " + std::string(error.what()));
+    }
+    run_options.trace_out = &trace->stream();
+  }
+  // Narration and diagrams are sinks on the run's trace; both are checked before anything runs.
+  std::optional<harness::NarrationSink> narration;
+  if (values.count("narrate") != 0) {
+    try {
+      harness::NarrationFilter filter = harness::NarrationFilter::parse(narrate);
+      narration.emplace(std::cerr, filter);
+      if (filter.wants_messages()) run_options.message_describer = &harness::describe_message;
+    } catch (const std::invalid_argument& error) {
+      throw UsageError("run: --narrate: " + std::string(error.what()));
+    }
+    run_options.sinks.push_back(&*narration);
+  }
+  // The diagram, like the trace, appears whole or not at all.
+  std::optional<harness::AtomicFile> diagram_file;
+  harness::DiagramSink diagram;
+  if (!diagram_path.empty()) {
+    try {
+      diagram_file.emplace(diagram_path);
+    } catch (const harness::FileWriteError& error) {
+      throw UsageError("run: cannot write the diagram file: " + std::string(error.what()));
+    }
+    run_options.sinks.push_back(&diagram);
+    run_options.message_describer = &harness::describe_message;
   }
   harness::RunResult result = harness::runScenario(scenario, run_options);
+  if (trace) {
+    try {
+      trace->commit();
+    } catch (const harness::FileWriteError& error) {
+      throw UsageError("run: cannot write the trace file: " + std::string(error.what()));
+    }
+  }
+  if (narration) narration->finish(result.violations);
+  if (!diagram_path.empty()) {
+    std::string title = scenario.name + " (seed " + std::to_string(result.seed) + ")";
+    diagram.write_html(diagram_file->stream(), sim::epoch + scenario.duration, title, result.violations);
+    try {
+      diagram_file->commit();
+    } catch (const harness::FileWriteError& error) {
+      throw UsageError("run: cannot write the diagram file: " + std::string(error.what()));
+    }
+  }
   if (json) {
     std::cout << harness::toJson(result).dump() << "\n";
   } else {
     harness::printSummary(result, std::cout);
   }
+  fail_on_limit("run", file, scenario, result);
   return result.expectations_met ? exit_ok : exit_failed;
 }
 
@@ -60,16 +120,20 @@ int command_replay(const Arguments& arguments) {
   std::string file;
   po::options_description options("replay options");
   options.add_options()("file", po::value(&file), "a failure file written by electsim explore");
+  LimitOptions limits;
+  add_limit_options(options, limits, true);
   po::positional_options_description positional;
   positional.add("file", 1);
   po::variables_map values;
   if (!parse_options("replay", "FILE", arguments, options, positional, values)) return exit_ok;
   if (file.empty()) throw UsageError("replay: a failure file is required (see: electsim replay --help)");
-  harness::Scenario scenario = load(file);
+  harness::Scenario scenario = load("replay", file, limits);
   if (!scenario.failure) throw UsageError("replay: " + file + " has no failure record (failure: {property, trace_hash})");
   harness::RunOptions run_options;
+  run_options.limits = scenario_limits("replay", limits, values, scenario);
   run_options.timeline = false;
   harness::RunResult result = harness::runScenario(scenario, run_options);
+  fail_on_limit("replay", file, scenario, result);
   std::string hash = sim::format_hash(result.trace_hash);
   bool same = hash == scenario.failure->trace_hash;
   auto verdict = result.properties.find(scenario.failure->property);

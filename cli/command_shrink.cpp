@@ -5,6 +5,8 @@
 #include <thread>
 
 #include "cli/command.h"
+#include "cli/limits.h"
+#include "harness/atomic_file.h"
 #include "harness/registry.h"
 #include "harness/runner.h"
 #include "harness/scenario_parser.h"
@@ -44,6 +46,8 @@ int command_shrink(const Arguments& arguments) {
       ("max-runs", po::value(&max_runs), "candidate runs at most (default 2000)")
       ("jobs", po::value(&jobs), "candidates run in parallel (default: all cores; the result does not depend on it)")
       ("json", po::bool_switch(&json), "print the result as one JSON object on the last line");
+  LimitOptions limits;
+  add_limit_options(options, limits, true);
   po::positional_options_description positional;
   positional.add("file", 1);
   po::variables_map values;
@@ -56,13 +60,10 @@ int command_shrink(const Arguments& arguments) {
   if (jobs == 0 || jobs > 1024) throw UsageError("shrink: --jobs must be within 1..1024");
   if (out.empty()) out = default_output(file);
 
-  harness::Scenario scenario;
-  try {
-    scenario = harness::parse_scenario_file(file);
-  } catch (const harness::ScenarioError& error) {
-    throw UsageError(error.what());
-  }
+  harness::Scenario scenario = load_scenario(file, file_size_limit("shrink", limits));
+  sim::SimulationLimits run_limits = scenario_limits("shrink", limits, values, scenario);
   harness::ShrinkOptions shrink_options;
+  shrink_options.limits = run_limits;
   shrink_options.property = property;
   shrink_options.max_runs = max_runs;
   shrink_options.jobs = jobs;
@@ -86,12 +87,16 @@ int command_shrink(const Arguments& arguments) {
   shrunk.expect.hold = {result->property};
   // The failure record names the new run's trace hash, so `replay` checks the shrunk file too.
   harness::RunOptions run_options;
+  run_options.limits = run_limits;
   run_options.timeline = false;
   harness::RunResult rerun = harness::runScenario(shrunk, run_options);
-  shrunk.failure = harness::FailureRecord{result->property, sim::format_hash(rerun.trace_hash), "electsim shrink " + file};
-  std::ofstream stream(out);
-  if (!stream) throw UsageError("shrink: cannot write " + out);
-  stream << harness::write_scenario(shrunk);
+  shrunk.failure = harness::FailureRecord{result->property, sim::format_hash(rerun.trace_hash), "electsim shrink " + file,
+                                          harness::limits_to_record(run_limits)};
+  try {
+    harness::write_file_atomically(out, harness::write_scenario(shrunk));  // whole or not at all
+  } catch (const harness::FileWriteError& error) {
+    throw UsageError("shrink: " + std::string(error.what()));
+  }
 
   if (json) {
     nlohmann::ordered_json summary{{"shrunk", true},

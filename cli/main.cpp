@@ -5,6 +5,7 @@
 
 #include "cli/command.h"
 #include "sim/assert.h"
+#include "sim/simulation.h"
 #include "version.h"
 
 namespace {
@@ -26,6 +27,7 @@ const std::map<std::string, Subcommand>& subcommands() {
       {"shrink", {cli::command_shrink, "the smallest scenario that still violates the same property"}},
       {"bugs", {cli::command_bugs, "lists the bug switches"}},
       {"properties", {cli::command_properties, "lists the properties"}},
+      {"conformance", {cli::command_conformance, "the model and a real ZooKeeper 3.8 ensemble side by side (live mode)"}},
   };
   return table;
 }
@@ -67,7 +69,15 @@ int main(int argc, char** argv) {
   } catch (const cli::UsageError& error) {
     std::cerr << "electsim: " << error.what() << "\n";
     return cli::exit_bad_input;
+  } catch (const sim::LimitExceeded& error) {
+    // A simulation outside the scenario runner (a benchmark) hit a limit: said plainly, never an
+    // out-of-memory kill.
+    std::cerr << "electsim: stopped at the limit " << error.limit() << ": " << error.what() << "\n";
+    return cli::exit_bad_input;
   } catch (const sim::AssertionFailure& error) {
+    std::cerr << "electsim: internal error: " << error.what() << "\n";
+    return 3;
+  } catch (const std::exception& error) {
     std::cerr << "electsim: internal error: " << error.what() << "\n";
     return 3;
   }

@@ -119,7 +119,7 @@ void Cluster::applyFault(const Fault& fault, RecipeDriver& driver) {
   sim::Simulation& sim = *sim_;
   std::string kind = "fault." + std::string(fault_kind_name(fault.kind));
   sim::NodeId target = fault.node.empty() ? sim::no_node : node(fault.node).id();
-  sim.trace().emit(target, kind, {{"node", fault.node}, {"from", fault.from}, {"to", fault.to}});
+  sim.trace().emit(target, kind, {{"target", fault.node}, {"from", fault.from}, {"to", fault.to}});
   sim::Network& network = sim.network();
   switch (fault.kind) {
     case FaultKind::crash:
@@ -139,7 +139,7 @@ void Cluster::applyFault(const Fault& fault, RecipeDriver& driver) {
       paused.pause();
       std::string name = fault.node;
       sim.schedule_callback(sim.now() + fault.pause_for, sim::no_node, [this, name] {
-        sim_->trace().emit(node(name).id(), "fault.resume", {{"node", name}});
+        sim_->trace().emit(node(name).id(), "fault.resume", {{"target", name}});
         node(name).resume();
       });
       return;

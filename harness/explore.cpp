@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <filesystem>
-#include <fstream>
+#include <iostream>
+#include <memory>
 #include <mutex>
 #include <thread>
 
+#include "harness/atomic_file.h"
 #include "harness/recipe.h"
 #include "harness/registry.h"
 #include "harness/scenario_writer.h"
@@ -52,6 +55,7 @@ ExploreRun explore_one(const ExploreOptions& options, std::uint64_t seed) {
   std::vector<std::string> counted = options.properties.empty() ? promised_properties(options.swarm.recipe) : options.properties;
   RunOptions run_options;
   run_options.limits = options.limits;
+  run_options.test_hook = options.test_hook;
   run_options.timeline = false;
   run_options.only_listed_properties = true;
   // Every known property is observed; the counted ones decide failure.
@@ -76,11 +80,53 @@ ExploreRun explore_one(const ExploreOptions& options, std::uint64_t seed) {
   return run;
 }
 
-Scenario failure_scenario(const ExploreRun& run, const std::string& found_by) {
+namespace {
+
+// The heap a second run starts with: a seed-dependent number of live blocks of assorted sizes, so
+// that its allocations land at other addresses, in another order, than the first run's did.
+std::vector<std::unique_ptr<char[]>> layout_padding(std::uint64_t seed) {
+  std::vector<std::unique_ptr<char[]>> blocks;
+  std::uint64_t state = sim::mix64(seed ^ 0x5eed5eed5eed5eedULL);
+  std::size_t count = 16 + state % 240;
+  for (std::size_t i = 0; i < count; i++) {
+    state = sim::mix64(state + i);
+    blocks.push_back(std::make_unique<char[]>(8 + state % 4096));
+  }
+  return blocks;
+}
+
+// explore_one, and with check_determinism the same seed again in a fresh thread: a different trace
+// hash or event count is a failure of electsim itself, reported as model-sanity with the seed.
+ExploreRun explore_seed(const ExploreOptions& options, std::uint64_t seed) {
+  ExploreRun run = explore_one(options, seed);
+  if (!options.check_determinism) return run;
+  std::uint64_t again_hash = 0;
+  std::uint64_t again_events = 0;
+  std::thread([&] {
+    std::vector<std::unique_ptr<char[]>> padding = layout_padding(seed);
+    ExploreRun again = explore_one(options, seed);
+    again_hash = again.result.trace_hash;
+    again_events = again.result.events;
+  }).join();
+  if (again_hash == run.result.trace_hash && again_events == run.result.events) return run;
+  run.failed_property = "model-sanity";
+  run.message = "nondeterminism: seed " + std::to_string(seed) + " ran twice with different results (trace hash " +
+                sim::format_hash(run.result.trace_hash) + " with " + std::to_string(run.result.events) + " events, then " +
+                sim::format_hash(again_hash) + " with " + std::to_string(again_events) +
+                " events): electsim itself is not deterministic";
+  run.time = sim::format_instant(sim::epoch + run.scenario.duration);
+  run.result.properties["model-sanity"] = properties::Verdict::violated;
+  return run;
+}
+
+}  // namespace
+
+Scenario failure_scenario(const ExploreRun& run, const std::string& found_by, const sim::SimulationLimits& limits) {
   Scenario scenario = run.scenario;
   scenario.description += "\nFound by electsim explore: " + run.failed_property + " violated at " + run.time + ": " + run.message;
   scenario.expect.hold = {run.failed_property};
-  scenario.failure = FailureRecord{run.failed_property, sim::format_hash(run.result.trace_hash), found_by};
+  // With the run's limits, so that a limit hit replays as one.
+  scenario.failure = FailureRecord{run.failed_property, sim::format_hash(run.result.trace_hash), found_by, limits_to_record(limits)};
   return scenario;
 }
 
@@ -94,23 +140,16 @@ ExploreSummary explore(const ExploreOptions& options, const std::function<void(c
   std::uint64_t end = options.runs * options.shard_index / options.shard_count;
   std::uint64_t total = end - first;
 
-  struct Outcome {
-    bool done = false;
-    std::uint64_t events = 0;
-    double sim_seconds = 0;
-    std::uint64_t hash = 0;
-    std::string failed_property;
-    std::string message;
-    std::string time;
-    std::string file;
-    std::map<std::string, std::uint64_t> observed;
-  };
-  std::vector<Outcome> outcomes(total);
+  // What the summary needs, gathered as runs finish: sums (independent of the order runs finish in),
+  // which runs finished, and the failure with the lowest seed. Nothing per run but one bit, so a
+  // sweep of any length fits in memory.
+  std::vector<bool> completed(total, false);
+  ExploreSummary summary;
+  std::uint64_t sim_nanoseconds = 0;  // exact, so the sum does not depend on the finishing order
+  std::uint64_t first_failure_index = total;
   std::atomic<std::uint64_t> next{0};
-  std::mutex mutex;  // guards outcomes' completion, counters, and the failure directory
+  std::mutex mutex;  // guards the summary, `completed`, and the progress counters
   std::condition_variable finished;
-  std::uint64_t done = 0;
-  std::uint64_t failures = 0;
   unsigned running_workers = std::max(1u, std::min<unsigned>(options.jobs, static_cast<unsigned>(std::max<std::uint64_t>(total, 1))));
   unsigned workers_left = running_workers;
   std::vector<std::string> counted = options.properties.empty() ? promised_properties(options.swarm.recipe) : options.properties;
@@ -123,33 +162,43 @@ ExploreSummary explore(const ExploreOptions& options, const std::function<void(c
       if (index >= total) break;
       if (options.stop_at_first_failure && index > lowest_failure.load()) break;  // indices only grow
       std::uint64_t seed = options.seed + first + index;
-      ExploreRun run = explore_one(options, seed);
-      Outcome outcome;
-      outcome.done = true;
-      outcome.events = run.result.events;
-      outcome.sim_seconds = run.result.sim_seconds;
-      outcome.hash = combine_run_hash(seed, run.result.trace_hash);
-      outcome.failed_property = run.failed_property;
-      outcome.message = run.message;
-      outcome.time = run.time;
-      for (const auto& [name, verdict] : run.result.properties) {
-        if (verdict == properties::Verdict::violated && !contains(counted, name)) outcome.observed[name]++;
-      }
-      std::string text;
+      ExploreRun run = explore_seed(options, seed);
+      std::string file;
       if (!run.failed_property.empty() && !options.out_dir.empty()) {
-        outcome.file = (std::filesystem::path(options.out_dir) / failure_file_name(run)).string();
-        text = write_scenario(failure_scenario(run, options.found_by));
+        // Written at once, whole or not at all (atomic_file.h), so an interrupted sweep keeps every
+        // failure it found. File names differ by seed, so the workers need no lock for this.
+        std::string path = (std::filesystem::path(options.out_dir) / failure_file_name(run)).string();
+        try {
+          write_file_atomically(path, write_scenario(failure_scenario(run, options.found_by, options.limits)));
+          file = path;
+        } catch (const std::exception& error) {
+          std::lock_guard lock(mutex);
+          std::cerr << "explore: seed " << seed << " failed " << run.failed_property << " but its failure file was not written: " << error.what()
+                    << "\n";
+        }
       }
-      if (!outcome.failed_property.empty()) {
+      if (!run.failed_property.empty()) {
         std::uint64_t known = lowest_failure.load();
         while (index < known && !lowest_failure.compare_exchange_weak(known, index)) {
         }
       }
       std::lock_guard lock(mutex);
-      if (!text.empty()) std::ofstream(outcome.file) << text;
-      if (!outcome.failed_property.empty()) failures++;
-      outcomes[index] = std::move(outcome);
-      done++;
+      completed[index] = true;
+      summary.runs++;
+      summary.events += run.result.events;
+      sim_nanoseconds += static_cast<std::uint64_t>(std::llround(run.result.sim_seconds * 1e9));
+      summary.trace_hash += combine_run_hash(seed, run.result.trace_hash);
+      for (const auto& [name, verdict] : run.result.properties) {
+        if (verdict == properties::Verdict::violated && !contains(counted, name)) summary.observed[name]++;
+      }
+      if (!run.failed_property.empty()) {
+        summary.failures++;
+        summary.failures_by_property[run.failed_property]++;
+        if (index < first_failure_index) {
+          first_failure_index = index;
+          summary.first_failure = FailureSummary{seed, run.failed_property, run.message, run.time, file};
+        }
+      }
       finished.notify_all();
     }
     std::lock_guard lock(mutex);
@@ -163,7 +212,8 @@ ExploreSummary explore(const ExploreOptions& options, const std::function<void(c
     std::unique_lock lock(mutex);
     while (workers_left > 0) {
       finished.wait_for(lock, std::chrono::milliseconds(200));
-      ExploreProgress now{done, total, failures, std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count()};
+      ExploreProgress now{summary.runs, total, summary.failures,
+                          std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count()};
       lock.unlock();
       progress(now);
       lock.lock();
@@ -171,29 +221,15 @@ ExploreSummary explore(const ExploreOptions& options, const std::function<void(c
   }
   threads.clear();
 
-  ExploreSummary summary;
   summary.seed_first = options.seed + first;
   summary.seed_end = options.seed + end;
+  summary.sim_seconds = static_cast<double>(sim_nanoseconds) / 1e9;
   for (std::uint64_t index = 0; index < total; index++) {
-    const Outcome& outcome = outcomes[index];
-    if (!outcome.done) {
-      if (options.stop_at_first_failure && index > lowest_failure.load()) {
-        summary.stopped_at_first_failure = true;
-      } else {
-        summary.interrupted = true;
-      }
-      continue;
-    }
-    summary.runs++;
-    summary.events += outcome.events;
-    summary.sim_seconds += outcome.sim_seconds;
-    summary.trace_hash += outcome.hash;
-    for (const auto& [name, count] : outcome.observed) summary.observed[name] += count;
-    if (outcome.failed_property.empty()) continue;
-    summary.failures++;
-    summary.failures_by_property[outcome.failed_property]++;
-    if (!summary.first_failure) {
-      summary.first_failure = FailureSummary{options.seed + first + index, outcome.failed_property, outcome.message, outcome.time, outcome.file};
+    if (completed[index]) continue;
+    if (options.stop_at_first_failure && index > lowest_failure.load()) {
+      summary.stopped_at_first_failure = true;
+    } else {
+      summary.interrupted = true;
     }
   }
   summary.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

@@ -37,6 +37,12 @@ struct ExploreOptions {
   bool stop_at_first_failure = false;
   std::string found_by;              // recorded in failure files (the command line)
   sim::SimulationLimits limits;
+  // FoundationDB's "unseed" check: run every seed a second time, in another thread with a heap laid
+  // out differently (fresh frame pool, padding allocations first), and count a different trace hash
+  // or event count as a model-sanity failure of electsim itself. Twice the work.
+  bool check_determinism = false;
+  // Test-only: handed to every run (RunOptions::test_hook).
+  std::function<void(sim::Simulation&)> test_hook;
 };
 
 struct FailureSummary {
@@ -91,8 +97,9 @@ ExploreRun explore_one(const ExploreOptions& options, std::uint64_t seed);
 std::vector<std::string> promised_properties(Recipe recipe);
 
 // The failure file of a failing run: the scenario with its failure record and `expect.hold` naming
-// the violated property, so that `run` shows the failure and `replay` checks the trace hash.
-Scenario failure_scenario(const ExploreRun& run, const std::string& found_by);
+// the violated property, so that `run` shows the failure and `replay` checks the trace hash; the
+// limits that differ from the defaults are recorded too, so that a limit hit replays.
+Scenario failure_scenario(const ExploreRun& run, const std::string& found_by, const sim::SimulationLimits& limits = {});
 
 // The contract's `explore` JSON, and merging of shard summaries (electsim merge).
 nlohmann::ordered_json toJson(const ExploreSummary& summary);

@@ -32,7 +32,7 @@ sim::Duration zookeeper_client_bound(const Scenario& scenario) {
 std::unique_ptr<RecipeDriver> makeRecipeDriver(const Scenario& scenario) {
   switch (scenario.recipe) {
     case Recipe::none: return makeZooKeeperRecipe();
-    case Recipe::elasticjob: break;
+    case Recipe::elasticjob: return makeElasticJobRecipe();
     case Recipe::leader_latch: return makeLeaderLatchRecipe();
     case Recipe::leader_selector: return makeLeaderSelectorRecipe();
     case Recipe::es_zen: return makeEsRecipe();

@@ -12,5 +12,6 @@ std::unique_ptr<RecipeDriver> makeEsRecipe();
 std::unique_ptr<RecipeDriver> makeNaiveRecipe();
 std::unique_ptr<RecipeDriver> makeLeaderLatchRecipe();
 std::unique_ptr<RecipeDriver> makeLeaderSelectorRecipe();
+std::unique_ptr<RecipeDriver> makeElasticJobRecipe();
 
 }  // namespace harness

@@ -71,8 +71,8 @@ const std::vector<Entry>& properties() {
        "liveness: after the last fault heals, the connected nodes follow one master within a bound derived "
        "from the ping and fault-detection timeouts"},
       {"naive-master-stable",
-       "source 002's anti-jitter promise: mastership moves to another server only when the old master's "
-       "process is gone"},
+       "source 002's anti-jitter promise: when /master goes while its master is in touch with ZooKeeper, "
+       "no server reacting to that delete takes it (the old master races at once, the others after 5 s)"},
       {"model-sanity",
        "the simulation itself held up: no assertion inside a model failed and no simulation limit was hit "
        "(a failure here is a finding about the model, reported with its seed)"},

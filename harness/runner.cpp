@@ -138,7 +138,54 @@ void scheduleEventualLeader(Cluster& cluster, RecipeDriver& driver, properties::
   sim.schedule_callback(last_fault, sim::no_node, [poll] { (*poll)(); });
 }
 
+// Where a finding happened: the node whose coroutine reported it, else the node whose callback was
+// running when it escaped the event loop, else the harness.
+std::string failure_place(const sim::Simulation& sim) {
+  sim::NodeId node = sim.failure_node() != sim::no_node ? sim.failure_node() : sim.current_node();
+  if (node == sim::no_node || node >= sim.node_count()) return "the harness";
+  return sim.node(node).name();
+}
+
+// A run whose cluster could not even be made: model-sanity violated at time zero, with the limit.
+// The trace hash is that of an empty trace, so the result is as repeatable as any other.
+RunResult stopped_while_made(const Scenario& scenario, RunResult result, const sim::LimitExceeded& limit,
+                             std::chrono::steady_clock::time_point wall_start) {
+  result.limit = limit.limit() + ": " + limit.what();
+  result.properties[std::string(model_sanity)] = properties::Verdict::violated;
+  result.violations.push_back(properties::Violation{std::string(model_sanity), sim::epoch, *result.limit});
+  if (!std::count(scenario.expect.fail.begin(), scenario.expect.fail.end(), model_sanity)) {
+    result.unmet.push_back("the run hit a limit: " + *result.limit);
+  }
+  result.expectations_met = result.unmet.empty();
+  result.trace_hash = sim::Simulation(result.seed).trace().hash();
+  result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return result;
+}
+
 }  // namespace
+
+std::map<std::string, std::uint64_t> limits_to_record(const sim::SimulationLimits& limits) {
+  sim::SimulationLimits defaults;
+  std::map<std::string, std::uint64_t> recorded;
+  if (limits.max_events != defaults.max_events) recorded["max_events"] = limits.max_events;
+  if (limits.max_nodes != defaults.max_nodes) recorded["max_nodes"] = limits.max_nodes;
+  if (limits.max_pending_events != defaults.max_pending_events) recorded["max_pending_events"] = limits.max_pending_events;
+  if (limits.max_memory_bytes != defaults.max_memory_bytes) recorded["max_memory_bytes"] = limits.max_memory_bytes;
+  return recorded;
+}
+
+sim::SimulationLimits with_recorded_limits(sim::SimulationLimits limits, const std::map<std::string, std::uint64_t>& recorded,
+                                           const std::vector<std::string>& keep) {
+  for (const auto& [name, value] : recorded) {
+    if (std::find(keep.begin(), keep.end(), name) != keep.end()) continue;
+    // The parser has checked the names and the ranges (scenario_parser.cpp, read_failure_limits).
+    if (name == "max_events") limits.max_events = value;
+    if (name == "max_nodes") limits.max_nodes = static_cast<std::uint32_t>(value);
+    if (name == "max_pending_events") limits.max_pending_events = static_cast<std::uint32_t>(value);
+    if (name == "max_memory_bytes") limits.max_memory_bytes = value;
+  }
+  return limits;
+}
 
 RunResult runScenario(const Scenario& scenario, const RunOptions& options) {
   auto wall_start = std::chrono::steady_clock::now();  // measuring the harness, not the simulation
@@ -146,47 +193,64 @@ RunResult runScenario(const Scenario& scenario, const RunOptions& options) {
   result.scenario = scenario.name;
   result.seed = options.seed.value_or(scenario.seed);
 
-  Cluster cluster(scenario, result.seed, options.limits);
+  // The cluster's constructor makes the ZooKeeper ensemble and the writers, so max-nodes can stop
+  // a run before it has a simulation to speak of: a finding all the same, at time zero.
+  std::unique_ptr<Cluster> made;
+  try {
+    made = std::make_unique<Cluster>(scenario, result.seed, options.limits);
+  } catch (const sim::LimitExceeded& limit) {
+    return stopped_while_made(scenario, std::move(result), limit, wall_start);
+  }
+  Cluster& cluster = *made;
   sim::Simulation& sim = cluster.sim();
   std::unique_ptr<RecipeDriver> driver = makeRecipeDriver(scenario);
-  driver->build(cluster);
-
   std::unique_ptr<sim::JsonLinesSink> trace_file;
-  if (options.trace_out != nullptr) {
-    trace_file = std::make_unique<sim::JsonLinesSink>(sim, *options.trace_out);
-    sim.trace().add_sink(trace_file.get());
-  }
   std::unique_ptr<TimelineSink> timeline;
-  if (options.timeline) {
-    timeline = std::make_unique<TimelineSink>(sim, result.timeline);
-    sim.trace().add_sink(timeline.get());
-  }
   std::vector<std::unique_ptr<properties::Property>> checkers;
-  for (const std::string& name : judged_properties(scenario, *driver, options)) {
-    std::unique_ptr<properties::Property> checker = makeProperty(name, cluster, *driver);
-    if (!checker) {
-      result.properties[name] = properties::Verdict::not_judged;
-      continue;
-    }
-    sim.trace().add_sink(checker.get());
-    checkers.push_back(std::move(checker));
-  }
-
-  cluster.scheduleStartsAndFaults(*driver);
   sim::Instant end = sim::epoch + scenario.duration;
-  for (auto& checker : checkers) {
-    auto* eventual = dynamic_cast<properties::EventualLeader*>(checker.get());
-    if (eventual != nullptr) scheduleEventualLeader(cluster, *driver, *eventual, end);
-  }
+  bool built = false;
 
+  // Building can hit a limit too (max-nodes), and a model can fail an assertion or throw anything
+  // while it runs: each is reported as a finding of this run (model-sanity), never as a crash.
   try {
+    driver->build(cluster);
+    built = true;
+
+    if (options.trace_out != nullptr) {
+      trace_file = std::make_unique<sim::JsonLinesSink>(sim, *options.trace_out);
+      sim.trace().add_sink(trace_file.get());
+    }
+    if (options.timeline) {
+      timeline = std::make_unique<TimelineSink>(sim, result.timeline);
+      sim.trace().add_sink(timeline.get());
+    }
+    for (sim::TraceSink* sink : options.sinks) sim.trace().add_sink(sink);
+    if (options.message_describer != nullptr) sim.network().trace_messages(options.message_describer);
+    for (const std::string& name : judged_properties(scenario, *driver, options)) {
+      std::unique_ptr<properties::Property> checker = makeProperty(name, cluster, *driver);
+      if (!checker) {
+        result.properties[name] = properties::Verdict::not_judged;
+        continue;
+      }
+      sim.trace().add_sink(checker.get());
+      checkers.push_back(std::move(checker));
+    }
+
+    cluster.scheduleStartsAndFaults(*driver);
+    for (auto& checker : checkers) {
+      auto* eventual = dynamic_cast<properties::EventualLeader*>(checker.get());
+      if (eventual != nullptr) scheduleEventualLeader(cluster, *driver, *eventual, end);
+    }
+    if (options.test_hook) options.test_hook(sim);
+
     sim.run_until(end);
   } catch (const sim::AssertionFailure& failure) {
-    result.finding = std::string(failure.what()) + " (on " +
-                     (sim.failure_node() == sim::no_node ? std::string("the harness") : sim.node(sim.failure_node()).name()) +
-                     ", seed " + std::to_string(result.seed) + ")";
+    result.finding = std::string(failure.what()) + " (on " + failure_place(sim) + ", seed " + std::to_string(result.seed) + ")";
   } catch (const sim::LimitExceeded& limit) {
-    result.limit = limit.what();
+    result.limit = limit.limit() + ": " + limit.what();
+  } catch (const std::exception& error) {
+    result.finding = "uncaught exception: " + std::string(error.what()) + " (on " + failure_place(sim) + ", seed " +
+                     std::to_string(result.seed) + ")";
   }
 
   properties::RunFacts facts{sim.now(), cluster.lastFault(), cluster.healed()};
@@ -216,7 +280,7 @@ RunResult runScenario(const Scenario& scenario, const RunOptions& options) {
                              std::string(properties::verdict_name(result.properties[name])));
     }
   }
-  if (scenario.expect.zookeeper_leader && cluster.ensemble() != nullptr) {
+  if (scenario.expect.zookeeper_leader && built && cluster.ensemble() != nullptr) {
     std::optional<zk::ServerId> leader = cluster.ensemble()->leader();
     std::string actual = leader ? "zk" + std::to_string(*leader) : "none";
     if (actual != *scenario.expect.zookeeper_leader) {
@@ -234,11 +298,12 @@ RunResult runScenario(const Scenario& scenario, const RunOptions& options) {
   result.events = sim.events_processed();
   result.sim_seconds = std::chrono::duration<double>(sim.now().time_since_epoch()).count();
   result.trace_hash = sim.trace().hash();
-  if (cluster.ensemble() != nullptr) result.final["zookeeper"] = zookeeperFinal(cluster);
-  driver->reportFinal(cluster, result.final);
+  if (built && cluster.ensemble() != nullptr) result.final["zookeeper"] = zookeeperFinal(cluster);
+  if (built) driver->reportFinal(cluster, result.final);
   sim.trace().remove_sink(timeline.get());
   sim.trace().remove_sink(trace_file.get());
   for (auto& checker : checkers) sim.trace().remove_sink(checker.get());
+  for (sim::TraceSink* sink : options.sinks) sim.trace().remove_sink(sink);
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return result;
 }

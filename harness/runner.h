@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -12,6 +13,7 @@
 
 #include "harness/scenario.h"
 #include "properties/Property.h"
+#include "sim/message_trace.h"
 #include "sim/simulation.h"
 
 namespace harness {
@@ -23,6 +25,13 @@ struct RunOptions {
   std::vector<std::string> properties;     // judged in addition to the recipe's and the scenario's
   bool only_listed_properties = false;     // judge `properties` only (explore --properties)
   bool timeline = true;                    // keep the key events for the human summary
+  // Extra sinks (narration, diagrams), attached for the run and removed after it; not owned.
+  std::vector<sim::TraceSink*> sinks;
+  // When set, the network traces every message (net.* observations, not hashed) for those sinks.
+  sim::MessageDescriber message_describer = nullptr;
+  // Test-only: called once the cluster is built and its starts and faults are scheduled, just before
+  // the run starts (tests use it to plant a failing assertion or a nondeterminism).
+  std::function<void(sim::Simulation&)> test_hook;
 };
 
 struct TimelineEntry {
@@ -50,6 +59,13 @@ struct RunResult {
 };
 
 RunResult runScenario(const Scenario& scenario, const RunOptions& options);
+
+// A failure record's limits (FailureRecord::limits): those of `limits` that differ from the defaults,
+// and back: `limits` with the recorded ones applied, except those named in `keep` (the ones the
+// user set on the command line, which win).
+std::map<std::string, std::uint64_t> limits_to_record(const sim::SimulationLimits& limits);
+sim::SimulationLimits with_recorded_limits(sim::SimulationLimits limits, const std::map<std::string, std::uint64_t>& recorded,
+                                           const std::vector<std::string>& keep = {});
 
 nlohmann::ordered_json toJson(const RunResult& result);
 void printSummary(const RunResult& result, std::ostream& out);

@@ -30,7 +30,7 @@ using namespace std::chrono_literals;
 // Limits. Each is a reliability limit (a typo such as `count: 30000` fails fast instead of running
 // out of memory) rather than a property of the simulated systems; raise one if a real case needs it.
 inline constexpr int servers_max = 15;  // FLE traffic grows with the square of it
-inline constexpr int instances_max = 100;
+inline constexpr int instances_max = 1000;  // the performance suite runs 1,000 instances
 inline constexpr int writers_max = 100;
 inline constexpr int es_nodes_max = 25;
 inline constexpr int jobs_max = 32;
@@ -183,6 +183,10 @@ struct FailureRecord {
   std::string property;    // the property that failed
   std::string trace_hash;  // 16 lowercase hex digits
   std::string found_by;    // free text: the command line or seed that found it
+  // The run's limits that differ from sim::SimulationLimits' defaults (max_events, max_nodes,
+  // max_pending_events, max_memory_bytes): a limit hit replays only under the same limits, so
+  // `electsim replay`, `run` and `shrink` apply these unless told otherwise on the command line.
+  std::map<std::string, std::uint64_t> limits;
 
   friend bool operator==(const FailureRecord&, const FailureRecord&) = default;
 };

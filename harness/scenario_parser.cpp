@@ -3,11 +3,15 @@
 #include "harness/scenario_parser.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <yaml-cpp/eventhandler.h>
 
 #include "harness/registry.h"
 #include "harness/scenario_faults.h"
@@ -333,8 +337,24 @@ void read_expect(const Source& source, const Field& field, Expect& expect) {
   for (Name& name : fail) expect.fail.push_back(std::move(name.text));
 }
 
+// failure.limits: the same ranges as the command line's --max-* options (cli/limits.cpp).
+std::map<std::string, std::uint64_t> read_failure_limits(const Source& source, const Field& field) {
+  static constexpr std::array<std::pair<std::string_view, std::int64_t>, 4> ranges{{
+      {"max_events", 1'000'000'000'000},
+      {"max_nodes", 1'000'000},
+      {"max_pending_events", 1'000'000'000},
+      {"max_memory_bytes", std::int64_t{1} << 40},
+  }};
+  MapReader map(source, field, {"max_events", "max_nodes", "max_pending_events", "max_memory_bytes"});
+  std::map<std::string, std::uint64_t> limits;
+  for (const auto& [name, max] : ranges) {
+    if (auto f = map.find(std::string(name))) limits[std::string(name)] = static_cast<std::uint64_t>(integer(source, *f, 1, max));
+  }
+  return limits;
+}
+
 FailureRecord read_failure(const Source& source, const Field& field) {
-  MapReader map(source, field, {"property", "trace_hash", "found_by"});
+  MapReader map(source, field, {"property", "trace_hash", "found_by", "limits"});
   FailureRecord failure;
   const Field& property = map.require("property");
   failure.property = nonempty_text(source, property);
@@ -349,6 +369,7 @@ FailureRecord read_failure(const Source& source, const Field& field) {
   // electsim prints hashes in lowercase; a hand-edited uppercase one means the same hash.
   for (char& c : failure.trace_hash) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (auto f = map.find("found_by")) failure.found_by = text(source, *f);
+  if (auto f = map.find("limits")) failure.limits = read_failure_limits(source, *f);
   return failure;
 }
 
@@ -402,6 +423,95 @@ Scenario read_scenario(const Source& source, const YAML::Node& document) {
   return scenario;
 }
 
+// "1048576 bytes (1 MiB)", "300 bytes": a size limit in messages.
+std::string size_text(std::size_t bytes) {
+  std::string text = std::to_string(bytes) + " bytes";
+  if (bytes >= 1024 && bytes % (1024 * 1024) == 0) return text + " (" + std::to_string(bytes >> 20) + " MiB)";
+  if (bytes >= 1024 && bytes % 1024 == 0) return text + " (" + std::to_string(bytes >> 10) + " KiB)";
+  return text;
+}
+
+// The length of the well-formed UTF-8 sequence at the start of `rest` (Unicode's table 3-7: no
+// overlong forms, no surrogates, nothing above U+10FFFF), or 0 if there is none.
+std::size_t utf8_sequence_length(std::string_view rest) {
+  auto byte = [&](std::size_t i) { return i < rest.size() ? static_cast<unsigned char>(rest[i]) : 0u; };
+  auto continuation = [&](std::size_t i, unsigned min = 0x80, unsigned max = 0xbf) { return byte(i) >= min && byte(i) <= max; };
+  unsigned lead = byte(0);
+  if (lead < 0x80) return 1;
+  if (lead >= 0xc2 && lead <= 0xdf) return continuation(1) ? 2 : 0;
+  if (lead == 0xe0) return continuation(1, 0xa0) && continuation(2) ? 3 : 0;
+  if (lead == 0xed) return continuation(1, 0x80, 0x9f) && continuation(2) ? 3 : 0;
+  if (lead >= 0xe1 && lead <= 0xef) return continuation(1) && continuation(2) ? 3 : 0;
+  if (lead == 0xf0) return continuation(1, 0x90) && continuation(2) && continuation(3) ? 4 : 0;
+  if (lead == 0xf4) return continuation(1, 0x80, 0x8f) && continuation(2) && continuation(3) ? 4 : 0;
+  if (lead >= 0xf1 && lead <= 0xf3) return continuation(1) && continuation(2) && continuation(3) ? 4 : 0;
+  return 0;
+}
+
+// A scenario file is UTF-8 text. yaml-cpp passes other bytes through into strings but its emitter
+// turns them into U+FFFD, so such a scenario would not survive being written as a failure file
+// (found by fuzz_scenario_parser); refused here with the position of the first bad byte.
+void require_utf8(std::string_view yaml, const std::string& file) {
+  int line = 1;
+  int column = 1;
+  for (std::size_t at = 0; at < yaml.size();) {
+    std::size_t length = utf8_sequence_length(yaml.substr(at));
+    if (length == 0) {
+      char shown[8];
+      std::snprintf(shown, sizeof shown, "0x%02X", static_cast<unsigned>(static_cast<unsigned char>(yaml[at])));
+      throw ScenarioError(file, line, column, std::string("the file is not UTF-8 text: byte ") + shown + " does not start a valid UTF-8 character");
+    }
+    if (yaml[at] == '\n') {
+      line++;
+      column = 1;
+    } else {
+      column++;
+    }
+    at += length;
+  }
+}
+
+// Sees where each YAML document starts, and nothing else.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  std::optional<YAML::Mark> last_start;
+  void OnDocumentStart(const YAML::Mark& mark) override { last_start = mark; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+// yaml-cpp 0.7 loops forever in LoadAll, allocating as it goes, on a document that starts with a
+// token it cannot start a node with (a stray `,` at the top level): it makes an empty document
+// without consuming the token, again and again (found by fuzz_scenario_parser: 6 GB in 10 s). Each
+// real document consumes at least one token, so a document that starts where the previous one did
+// is that loop, refused here before LoadAll runs. Syntax errors are left for LoadAll to report.
+void refuse_stuck_documents(std::string_view yaml, const std::string& file) {
+  std::istringstream stream{std::string(yaml)};
+  YAML::Parser parser(stream);
+  DocumentStarts starts;
+  std::optional<int> previous;
+  try {
+    while (parser.HandleNextDocument(starts)) {
+      if (!starts.last_start) return;
+      const YAML::Mark& mark = *starts.last_start;
+      if (previous && mark.pos <= *previous) {
+        std::string shown = mark.pos >= 0 && static_cast<std::size_t>(mark.pos) < yaml.size() ? std::string(1, yaml[static_cast<std::size_t>(mark.pos)]) : "?";
+        throw ScenarioError(file, mark.line + 1, mark.column + 1, "YAML syntax error: unexpected '" + shown + "' where a document should start");
+      }
+      previous = mark.pos;
+      starts.last_start.reset();
+    }
+  } catch (const YAML::Exception&) {
+    return;  // LoadAll reports it, with its position
+  }
+}
+
 // Where the text ends, for a yaml-cpp error that carries no position.
 std::pair<int, int> end_position(std::string_view yaml) {
   int line = 1;
@@ -419,13 +529,15 @@ std::pair<int, int> end_position(std::string_view yaml) {
 
 }  // namespace
 
-Scenario parse_scenario_text(std::string_view yaml, const std::string& file_name_for_messages) {
+Scenario parse_scenario_text(std::string_view yaml, const std::string& file_name_for_messages, std::size_t size_max) {
   const std::string& file = file_name_for_messages;
-  if (yaml.size() > scenario_file_size_max) {
+  if (yaml.size() > size_max) {
     throw ScenarioError(file, 0, 0,
-                        "the file is " + std::to_string(yaml.size()) + " bytes, larger than the limit of " +
-                            std::to_string(scenario_file_size_max) + " bytes (1 MiB) for a scenario file");
+                        "the file is " + std::to_string(yaml.size()) + " bytes, larger than the limit of " + size_text(size_max) +
+                            " for a scenario file");
   }
+  require_utf8(yaml, file);
+  refuse_stuck_documents(yaml, file);
   std::vector<YAML::Node> documents;
   try {
     documents = YAML::LoadAll(std::string(yaml));
@@ -451,23 +563,25 @@ Scenario parse_scenario_text(std::string_view yaml, const std::string& file_name
   return read_scenario(source, documents[0]);
 }
 
-Scenario parse_scenario_file(const std::string& path) {
+Scenario parse_scenario_file(const std::string& path, std::size_t size_max) {
   std::error_code error;
   if (std::filesystem::is_directory(path, error))
     throw ScenarioError(path, 0, 0, "is a directory, not a scenario file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ScenarioError(path, 0, 0, std::string("cannot open: ") + std::strerror(errno));
-  // Read one byte past the limit, not the whole file: the file may be a pipe or huge.
-  std::string text(scenario_file_size_max + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (in.bad()) throw ScenarioError(path, 0, 0, std::string("cannot read: ") + std::strerror(errno));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() > scenario_file_size_max) {
-    throw ScenarioError(path, 0, 0,
-                        "the file is larger than the limit of " + std::to_string(scenario_file_size_max) +
-                            " bytes (1 MiB) for a scenario file");
+  // Read at most one byte past the limit, not the whole file: the file may be a pipe or huge. In
+  // chunks, so that a generous limit costs memory only for a file that is really that large.
+  std::string text;
+  std::array<char, 65536> chunk;
+  while (in && text.size() <= size_max) {
+    in.read(chunk.data(), static_cast<std::streamsize>(std::min(chunk.size(), size_max + 1 - text.size())));
+    text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
   }
-  return parse_scenario_text(text, path);
+  if (in.bad()) throw ScenarioError(path, 0, 0, std::string("cannot read: ") + std::strerror(errno));
+  if (text.size() > size_max) {
+    throw ScenarioError(path, 0, 0, "the file is larger than the limit of " + size_text(size_max) + " for a scenario file");
+  }
+  return parse_scenario_text(text, path, size_max);
 }
 
 }  // namespace harness

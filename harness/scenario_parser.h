@@ -38,10 +38,12 @@ class ScenarioError : public std::runtime_error {
   std::string message_;
 };
 
-// Reads and parses the file at `path`; messages name it as given.
-Scenario parse_scenario_file(const std::string& path);
+// Reads and parses the file at `path`; messages name it as given. A file larger than `size_max`
+// bytes is refused unread (`electsim run --max-file-size`).
+Scenario parse_scenario_file(const std::string& path, std::size_t size_max = scenario_file_size_max);
 
 // Parses `yaml`; `file_name_for_messages` is the FILE of every message.
-Scenario parse_scenario_text(std::string_view yaml, const std::string& file_name_for_messages);
+Scenario parse_scenario_text(std::string_view yaml, const std::string& file_name_for_messages,
+                             std::size_t size_max = scenario_file_size_max);
 
 }  // namespace harness

@@ -235,6 +235,11 @@ void write_expect_and_failure(YAML::Emitter& out, const Expect& expect, const st
   out << YAML::Key << "trace_hash" << YAML::Value << YAML::DoubleQuoted << failure->trace_hash;
   out << YAML::Key << "found_by" << YAML::Value;
   write_string(out, failure->found_by);
+  if (!failure->limits.empty()) {
+    out << YAML::Key << "limits" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    for (const auto& [name, value] : failure->limits) out << YAML::Key << name << YAML::Value << value;
+    out << YAML::EndMap;
+  }
   out << YAML::EndMap;
 }
 

@@ -150,8 +150,9 @@ bool valid(const Scenario& scenario) {
 
 }  // namespace
 
-bool violates(const Scenario& scenario, const std::string& property) {
+bool violates(const Scenario& scenario, const std::string& property, const sim::SimulationLimits& limits) {
   RunOptions options;
+  options.limits = limits;
   options.timeline = false;
   options.only_listed_properties = true;
   options.properties = {property};
@@ -166,13 +167,16 @@ bool violates(const Scenario& scenario, const std::string& property) {
   }
 }
 
-std::optional<std::string> shrink_target(const Scenario& scenario) {
-  if (scenario.failure) return violates(scenario, scenario.failure->property) ? std::optional(scenario.failure->property) : std::nullopt;
+std::optional<std::string> shrink_target(const Scenario& scenario, const sim::SimulationLimits& limits) {
+  if (scenario.failure) {
+    return violates(scenario, scenario.failure->property, limits) ? std::optional(scenario.failure->property) : std::nullopt;
+  }
   std::vector<std::string> names = scenario.expect.hold;
   for (const std::string& name : promised_properties(scenario.recipe)) {
     if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
   }
   RunOptions options;
+  options.limits = limits;
   options.timeline = false;
   options.only_listed_properties = true;
   options.properties = names;
@@ -189,8 +193,8 @@ std::optional<std::string> shrink_target(const Scenario& scenario) {
 
 std::optional<ShrinkResult> shrink(const Scenario& failing, const ShrinkOptions& options,
                                    const std::function<void(const ShrinkStep&)>& progress) {
-  std::string property = options.property.empty() ? shrink_target(failing).value_or("") : options.property;
-  if (property.empty() || !violates(failing, property)) return std::nullopt;
+  std::string property = options.property.empty() ? shrink_target(failing, options.limits).value_or("") : options.property;
+  if (property.empty() || !violates(failing, property, options.limits)) return std::nullopt;
   ShrinkResult result;
   result.scenario = failing;
   result.property = property;
@@ -213,7 +217,7 @@ std::optional<ShrinkResult> shrink(const Scenario& failing, const ShrinkOptions&
       {
         std::vector<std::jthread> threads;
         for (std::size_t i = 0; i < batch.size(); i++) {
-          threads.emplace_back([&, i] { fails[i] = violates(batch[i].scenario, property) ? 1 : 0; });
+          threads.emplace_back([&, i] { fails[i] = violates(batch[i].scenario, property, options.limits) ? 1 : 0; });
         }
       }
       result.runs += batch.size();

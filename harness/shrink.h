@@ -15,6 +15,7 @@
 #include <string>
 
 #include "harness/scenario.h"
+#include "sim/simulation.h"
 
 namespace harness {
 
@@ -22,6 +23,7 @@ struct ShrinkOptions {
   std::string property;      // the property to keep violated; empty: see shrink_target
   std::uint64_t max_runs = 2000;  // candidate runs at most
   unsigned jobs = 1;         // candidates run in parallel batches; the result does not depend on it
+  sim::SimulationLimits limits;  // for every run (a candidate that hits one violates model-sanity)
 };
 
 struct ShrinkStep {
@@ -41,10 +43,10 @@ struct ShrinkResult {
 
 // The property a failing scenario violates: its failure record's, else the first of expect.hold
 // (then the recipe's promised set) that the scenario violates. Nothing if it violates none.
-std::optional<std::string> shrink_target(const Scenario& scenario);
+std::optional<std::string> shrink_target(const Scenario& scenario, const sim::SimulationLimits& limits = {});
 
 // Whether `scenario` (run as is, with its seed) violates `property`.
-bool violates(const Scenario& scenario, const std::string& property);
+bool violates(const Scenario& scenario, const std::string& property, const sim::SimulationLimits& limits = {});
 
 // Nothing when the input does not violate the property.
 std::optional<ShrinkResult> shrink(const Scenario& failing, const ShrinkOptions& options,

@@ -57,7 +57,10 @@ void WatchOnce::on_event(const sim::TraceEvent& event) {
     return true;
   };
   bool had = false;
-  if (type == "NodeChildrenChanged") {
+  std::string_view table = event.text("table");
+  if (!table.empty()) {
+    had = consume(table == "child" ? "child" : "data");  // a SetWatches catch-up: one table's watch
+  } else if (type == "NodeChildrenChanged") {
     had = consume("child");
   } else if (type == "NodeDeleted") {
     bool data = consume("data");

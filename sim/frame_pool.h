@@ -22,4 +22,14 @@ FramePoolStats frame_pool_stats();
 std::uint64_t heap_allocations_on_this_thread();
 bool heap_allocations_counted();  // false in sanitizer builds, which keep their own allocator
 
+// What a run's memory budget (SimulationLimits::max_memory_bytes) measures.
+enum class MemoryMeasure {
+  this_thread,    // heap bytes allocated by this thread and not yet freed (normal builds)
+  whole_process,  // the sanitizer allocator's bytes in use, all threads together (sanitizer builds)
+  none,           // nothing to measure with: the budget is not enforced
+};
+MemoryMeasure memory_measure();
+// The current figure of memory_measure(), in bytes; a run compares it with the figure at its start.
+std::int64_t memory_in_use_bytes();
+
 }  // namespace sim

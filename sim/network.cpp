@@ -30,15 +30,62 @@ std::uint64_t Network::connection_seed(NodeId client, NodeId server) {
 
 void Network::node_added(NodeId node) { reachability_.resize(node + 1); }
 
-void Network::partition(const std::vector<std::vector<NodeId>>& groups) { reachability_.partition(groups); }
-void Network::isolate(NodeId node) { reachability_.isolate(node); }
+void Network::partition(const std::vector<std::vector<NodeId>>& groups) {
+  reachability_.partition(groups);
+  if (describer_ != nullptr) trace_links();
+}
+void Network::isolate(NodeId node) {
+  reachability_.isolate(node);
+  if (describer_ != nullptr) trace_links();
+}
 void Network::bridge(NodeId bridge_node, const std::vector<NodeId>& side_a, const std::vector<NodeId>& side_b) {
   reachability_.bridge(bridge_node, side_a, side_b);
+  if (describer_ != nullptr) trace_links();
 }
-void Network::drop(NodeId from, NodeId to) { reachability_.cut(from, to); }
+void Network::drop(NodeId from, NodeId to) {
+  reachability_.cut(from, to);
+  if (describer_ != nullptr) trace_links();
+}
 void Network::heal_all() {
   reachability_.heal_all();
+  if (describer_ != nullptr) trace_links();
   resume_stalled();
+}
+
+void Network::trace_push(detail::ConnectionBase& connection, int side, const MessageDescription& what) {
+  detail::Direction& way = connection.directions[static_cast<std::size_t>(side)];
+  std::uint32_t seq = way.traced_pushed++;
+  NodeId from = connection.ends[static_cast<std::size_t>(side)].node;
+  NodeId to = connection.ends[static_cast<std::size_t>(1 - side)].node;
+  sim_.trace().observe(from, "net.send",
+                       {{"to", sim_.node(to).name()}, {"connection", connection.index}, {"generation", connection.generation},
+                        {"direction", side}, {"seq", seq}, {"category", what.category}, {"heartbeat", what.heartbeat},
+                        {"what", what.text}});
+}
+
+void Network::trace_take(detail::ConnectionBase& connection, int direction, std::string_view kind, std::string_view reason) {
+  detail::Direction& way = connection.directions[static_cast<std::size_t>(direction)];
+  std::uint32_t seq = way.traced_taken++;
+  ELECTSIM_ASSERT(way.traced_taken <= way.traced_pushed);
+  NodeId from = connection.ends[static_cast<std::size_t>(direction)].node;
+  NodeId to = connection.ends[static_cast<std::size_t>(1 - direction)].node;
+  sim_.trace().observe(to, kind,
+                       {{"from", sim_.node(from).name()}, {"connection", connection.index}, {"generation", connection.generation},
+                        {"direction", direction}, {"seq", seq}, {"reason", reason}});
+}
+
+void Network::trace_links() {
+  // "a>b,c;d>a": for each node with cut outgoing links, whom it cannot send to. Empty: all healed.
+  std::string cut;
+  for (NodeId from = 0; from < reachability_.size(); from++) {
+    std::string unreachable;
+    for (NodeId to = 0; to < reachability_.size(); to++) {
+      if (reachable(from, to)) continue;
+      unreachable += (unreachable.empty() ? "" : ",") + sim_.node(to).name();
+    }
+    if (!unreachable.empty()) cut += (cut.empty() ? "" : ";") + sim_.node(from).name() + ">" + unreachable;
+  }
+  sim_.trace().observe(no_node, "net.links", {{"cut", cut}});
 }
 
 void Network::stall(detail::ConnectionBase& connection, int direction) {
@@ -71,13 +118,15 @@ void Network::handle_event(std::uint32_t target, std::uint32_t generation) {
   }
   if (!receiver.open) {
     if (connection->in_flight(direction) == 0) return;
+    if (describer_ != nullptr) [[unlikely]] trace_take(*connection, direction, "net.drop", "the receiver had closed its end");
     connection->drop_front(direction);
     stats_.messages_dropped++;
     release_if_finished(*connection);
     return;
   }
   // A reset may have discarded what was in flight (the event then finds nothing). Delivery may
-  // resume the receiver, after which `connection` may be gone.
+  // resume the receiver, after which `connection` may be gone: trace it first.
+  if (describer_ != nullptr && connection->in_flight(direction) > 0) [[unlikely]] trace_take(*connection, direction, "net.deliver", "");
   if (connection->deliver_front(direction) == detail::ConnectionBase::Delivered::message) stats_.messages_delivered++;
 }
 
@@ -115,6 +164,7 @@ void Network::close_endpoint(detail::ConnectionBase& connection, int side) {
   if (owner.closing_silently()) {
     end.dead = true;  // power loss: no FIN, peers hear nothing
   } else {
+    if (describer_ != nullptr) [[unlikely]] trace_push(connection, side, MessageDescription{"tcp", "FIN (connection closed)", false});
     connection.push_close(side);
     schedule_delivery(connection, side);
   }
@@ -124,10 +174,14 @@ void Network::close_endpoint(detail::ConnectionBase& connection, int side) {
 void Network::reset_connection(detail::ConnectionBase& connection, int dead_side) {
   // Everything travelling towards the dead side is discarded; the live side reads "closed".
   int towards_dead = 1 - dead_side;
-  while (connection.in_flight(towards_dead) > 0) connection.drop_front(towards_dead);
+  while (connection.in_flight(towards_dead) > 0) {
+    if (describer_ != nullptr) [[unlikely]] trace_take(connection, towards_dead, "net.drop", "reset by the restarted machine");
+    connection.drop_front(towards_dead);
+  }
   connection.directions[static_cast<std::size_t>(towards_dead)].held = 0;
   connection.ends[static_cast<std::size_t>(dead_side)].dead = false;
   connection.ends[static_cast<std::size_t>(dead_side)].open = false;
+  if (describer_ != nullptr) [[unlikely]] trace_push(connection, dead_side, MessageDescription{"tcp", "RST (connection reset)", false});
   connection.push_close(dead_side);
   schedule_delivery(connection, dead_side);
 }

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "sim/inbox.h"
+#include "sim/message_trace.h"
 #include "sim/node.h"
 #include "sim/random.h"
 #include "sim/reachability.h"
@@ -74,6 +75,10 @@ struct Direction {
   Instant last_delivery = epoch;
   std::uint32_t held = 0;  // deliveries that came due while the link was cut
   bool stalled = false;
+  // The message trace's FIFO counters (only counted while it is on): the n-th item pushed this way
+  // is the n-th taken off, so a reader pairs a send with its delivery or drop by (connection, seq).
+  std::uint32_t traced_pushed = 0;
+  std::uint32_t traced_taken = 0;
 };
 
 class ConnectionBase {
@@ -172,6 +177,12 @@ const void* message_type_tag() {
 
 }  // namespace detail
 
+// The tag a MessageDescriber receives for messages of type M (unique per type, across files).
+template <class M>
+const void* message_type() {
+  return detail::message_type_tag<M>();
+}
+
 class Network final : public EventHandler {
  public:
   explicit Network(Simulation& sim);
@@ -190,6 +201,14 @@ class Network final : public EventHandler {
   void bridge(NodeId bridge_node, const std::vector<NodeId>& side_a, const std::vector<NodeId>& side_b);
   void drop(NodeId from, NodeId to);
   void heal_all();
+
+  // ---- the message trace (opt-in; set before the run starts) ----
+  // Every message sent, delivered or dropped, each FIN and RST, and every change of reachability
+  // become observations (Trace::observe: seen by sinks, not hashed): net.send, net.deliver,
+  // net.drop, net.links. Off by default, when a run pays one predictable branch per send and per
+  // delivery and produces the same trace hash either way.
+  void trace_messages(MessageDescriber describer) { describer_ = describer; }
+  bool messages_traced() const { return describer_ != nullptr; }
 
   // ---- sockets ----
   template <class M>
@@ -229,6 +248,9 @@ class Network final : public EventHandler {
   std::uint64_t connection_seed(NodeId client, NodeId server);
   template <class M>
   detail::Connection<M>& open_connection(NodeId client, NodeId server);
+  void trace_push(detail::ConnectionBase& connection, int side, const MessageDescription& what);
+  void trace_take(detail::ConnectionBase& connection, int direction, std::string_view kind, std::string_view reason);
+  void trace_links();
 
   Simulation& sim_;
   std::uint8_t delivery_kind_;
@@ -242,6 +264,7 @@ class Network final : public EventHandler {
   std::map<std::pair<NodeId, std::uint16_t>, detail::ListenerBase*> listeners_;
   std::map<std::pair<NodeId, NodeId>, std::uint32_t> connections_between_;
   NetworkStats stats_;
+  MessageDescriber describer_ = nullptr;
 };
 
 // One end of a connection, owned by the coroutine (or the node state) that uses it. Destroying it
@@ -469,6 +492,7 @@ detail::Connection<M>& Network::open_connection(NodeId client, NodeId server) {
 template <class M>
 void Network::send(detail::Connection<M>& connection, int side, M message) {
   stats_.messages_sent++;
+  if (describer_ != nullptr) [[unlikely]] trace_push(connection, side, describer_(sim_, detail::message_type_tag<M>(), &message));
   connection.push(side, std::move(message));
   schedule_delivery(connection, side);
 }

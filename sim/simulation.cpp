@@ -2,13 +2,28 @@
 
 #include <algorithm>
 
+#include "sim/frame_pool.h"
 #include "sim/network.h"
 #include "sim/node.h"
 
 namespace sim {
 
+namespace {
+
+// Whole MiB as such, anything else in tenths of a MiB rounded up ("grew by 1 MiB, more than its
+// budget of 1 MiB" would read as a contradiction), and under a tenth in bytes.
+std::string memory_text(std::uint64_t bytes) {
+  constexpr std::uint64_t mebibyte = std::uint64_t{1} << 20;
+  if (bytes % mebibyte == 0) return std::to_string(bytes / mebibyte) + " MiB";
+  if (bytes < mebibyte / 10) return std::to_string(bytes) + " bytes";
+  std::uint64_t tenths = (bytes * 10 + mebibyte - 1) / mebibyte;
+  return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) + " MiB";
+}
+
+}  // namespace
+
 Simulation::Simulation(std::uint64_t seed, SimulationLimits limits)
-    : random_(seed), limits_(limits), trace_(*this), network_(std::make_unique<Network>(*this)) {
+    : random_(seed), limits_(limits), memory_baseline_(memory_in_use_bytes()), trace_(*this), network_(std::make_unique<Network>(*this)) {
   resume_slots_.reserve(1024);
 }
 
@@ -43,6 +58,15 @@ const Node& Simulation::node(NodeId id) const {
 
 void Simulation::queue_full() {
   throw LimitExceeded("max-pending-events", "more than " + std::to_string(limits_.max_pending_events) + " events pending at once");
+}
+
+void Simulation::check_memory() {
+  memory_check_countdown_ = memory_check_interval;
+  if (limits_.max_memory_bytes == 0) return;
+  std::int64_t grown = memory_in_use_bytes() - memory_baseline_;
+  if (grown <= 0 || static_cast<std::uint64_t>(grown) <= limits_.max_memory_bytes) return;
+  throw LimitExceeded("max-memory", "the run grew its heap by " + memory_text(static_cast<std::uint64_t>(grown)) +
+                                        ", more than its budget of " + memory_text(limits_.max_memory_bytes));
 }
 
 std::uint32_t Simulation::allocate_resume_slot() {
@@ -148,6 +172,7 @@ void Simulation::run_until(Instant end) {
     if (events_processed_ >= limits_.max_events) {
       throw LimitExceeded("max-events", "the run reached its limit of " + std::to_string(limits_.max_events) + " events");
     }
+    if (--memory_check_countdown_ == 0) [[unlikely]] check_memory();
     Event event = queue_.pop();
     now_ = Instant{Duration{event.at}};
     dispatch(event);

@@ -48,11 +48,18 @@ class EventHandler {
   ~EventHandler() = default;
 };
 
+// A limit on everything a run can grow (TIGER_STYLE): hitting one throws LimitExceeded naming it,
+// and the harness reports it (model-sanity in explore; exit status 2 from `electsim run`). The
+// defaults sit far above any real scenario and well below what would exhaust a machine.
 struct SimulationLimits {
   std::uint64_t max_events = 2'000'000'000;  // events processed in one run
-  std::uint32_t max_nodes = 100'000;
-  std::uint32_t max_pending_events = 50'000'000;  // events in the queue at once
+  std::uint32_t max_nodes = 10'000;          // a scenario has at most 15 + 100 + 100 + 25; the token storm 10000
+  std::uint32_t max_pending_events = 10'000'000;  // events in the queue at once (24 bytes each)
+  // Heap memory the run may grow by, measured as frame_pool.h's memory_in_use_bytes() against its
+  // figure when the simulation was made, every memory_check_interval events. 0: no budget.
+  std::uint64_t max_memory_bytes = std::uint64_t{2048} << 20;
 };
+inline constexpr std::uint32_t memory_check_interval = 1024;
 
 // Raised when a run hits one of its limits; the harness reports it with the limit's name.
 class LimitExceeded : public std::runtime_error {
@@ -188,6 +195,7 @@ class Simulation {
   }
   void release_callback_slot(std::uint32_t slot);
   void queue_full();
+  void check_memory();
   void cancel_slow(EventToken& token);
   void dispatch(const Event& event);
   void dispatch_resume(const Event& event);
@@ -200,6 +208,8 @@ class Simulation {
   Instant now_ = epoch;
   std::uint64_t next_sequence_ = 0;
   std::uint64_t events_processed_ = 0;
+  std::int64_t memory_baseline_ = 0;  // memory_in_use_bytes() when the simulation was made
+  std::uint32_t memory_check_countdown_ = memory_check_interval;
   EventQueue<Event> queue_;  // ordered by (time, insertion sequence)
   std::vector<ResumeSlot> resume_slots_;
   std::uint32_t free_resume_slot_ = UINT32_MAX;

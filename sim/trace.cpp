@@ -77,6 +77,17 @@ void Trace::emit(NodeId node, std::string_view kind, std::span<const TraceField>
   for (TraceSink* sink : sinks_) sink->on_event(event);
 }
 
+void Trace::observe(NodeId node, std::string_view kind, std::initializer_list<TraceField> fields) {
+  if (sinks_.empty()) return;
+  TraceEvent event{sim_.now(), node, kind, std::span<const TraceField>(fields.begin(), fields.size())};
+  for (TraceSink* sink : sinks_) sink->on_event(event);
+}
+
+void Trace::add_sink(TraceSink* sink) {
+  sinks_.push_back(sink);
+  sink->on_attach(sim_);
+}
+
 void Trace::remove_sink(TraceSink* sink) { sinks_.erase(std::remove(sinks_.begin(), sinks_.end(), sink), sinks_.end()); }
 
 std::string format_hash(std::uint64_t hash) {
@@ -92,6 +103,9 @@ void JsonLinesSink::on_event(const TraceEvent& event) {
   line["kind"] = event.kind;
   for (const TraceField& field : event.fields) {
     std::string key(field.key);
+    // The line's own t, node and kind are never overwritten: a field of one of those names is
+    // written as _t, _node or _kind.
+    if (key == "t" || key == "node" || key == "kind") key.insert(0, "_");
     switch (field.value.type) {
       case TraceValue::Type::integer: line[key] = field.value.integer; break;
       case TraceValue::Type::unsigned_integer: line[key] = static_cast<std::uint64_t>(field.value.integer); break;
@@ -99,7 +113,9 @@ void JsonLinesSink::on_event(const TraceEvent& event) {
       case TraceValue::Type::text: line[key] = field.value.text; break;
     }
   }
-  out_ << line.dump() << '\n';
+  // Text that is not UTF-8 (a name from a scenario file, say) is written with U+FFFD in its place
+  // rather than throwing in the middle of a run.
+  out_ << line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
 }
 
 }  // namespace sim

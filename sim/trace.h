@@ -59,6 +59,9 @@ class TraceSink {
  public:
   virtual ~TraceSink() = default;
   virtual void on_event(const TraceEvent& event) = 0;
+  // Called by Trace::add_sink. A sink made before its simulation (one a caller hands to the runner)
+  // learns here which simulation it listens to, for node names.
+  virtual void on_attach(const Simulation& sim) { (void)sim; }
 };
 
 class Trace {
@@ -67,13 +70,17 @@ class Trace {
 
   void emit(NodeId node, std::string_view kind, std::initializer_list<TraceField> fields = {});
   void emit(NodeId node, std::string_view kind, std::span<const TraceField> fields);
+  // An observation outside the run's record: handed to the sinks, but neither hashed nor counted.
+  // For what exists only when a tool asks for it (the network's message trace, net.*), so that
+  // asking for a diagram does not change the trace hash a failure file records.
+  void observe(NodeId node, std::string_view kind, std::initializer_list<TraceField> fields = {});
 
   std::uint64_t hash() const { return hash_; }
   std::uint64_t events() const { return events_; }
   bool has_sinks() const { return !sinks_.empty(); }
 
   // Sinks are not owned; they must outlive the run or be removed first.
-  void add_sink(TraceSink* sink) { sinks_.push_back(sink); }
+  void add_sink(TraceSink* sink);
   void remove_sink(TraceSink* sink);
 
  private:

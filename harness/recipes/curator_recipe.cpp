@@ -11,6 +11,7 @@
 #include "model/curator/LeaderLatchInstance.h"
 #include "model/curator/LeaderSelectorInstance.h"
 #include "properties/curator_properties.h"
+#include "sim/time.h"
 
 namespace harness {
 
@@ -59,12 +60,25 @@ class CuratorRecipe final : public RecipeDriver {
     return nullptr;
   }
 
-  std::optional<std::string> leaderNow(Cluster&) const override {
-    std::optional<std::string> leader;
-    for (Contender* contender : contenders_) {
-      if (!contender->up() || !contender->hasLeadership()) continue;
-      if (leader) return std::nullopt;
-      leader = contender->name();
+  // eventual-leader's ground truth: the one contender that believes it leads. LeaderSelector's
+  // leadership rotates by design (each contender leads for its hold time, returns from
+  // takeLeadership, and the next in the mutex's queue leads a few round trips later: the delete,
+  // its NodeDeleted, a getChildren), so an instant inside such a handover has no leader although
+  // the election is live. Then a contender that completed its turn within handover_allowance
+  // stands for the leader. An election that stalls still fails: no turn completes without a next
+  // leader for longer than the allowance, and interrupted turns do not count.
+  std::optional<std::string> leaderNow([[maybe_unused]] Cluster& cluster) const override {
+    std::optional<std::string> leader = believedLeader();
+    if (leader) return leader;
+    if constexpr (std::is_same_v<Contender, curator::LeaderSelectorInstance>) {
+      if (believers() > 0) return std::nullopt;  // two or more
+      sim::Instant now = cluster.sim().now();
+      for (Contender* contender : contenders_) {
+        std::optional<sim::Instant> turn_end = contender->up() ? contender->lastTurnCompleted() : std::nullopt;
+        if (turn_end && now - *turn_end <= handover_allowance) {
+          return contender->name() + " (handing over: its turn ended " + sim::format_duration(now - *turn_end) + " ago)";
+        }
+      }
     }
     return leader;
   }
@@ -77,8 +91,8 @@ class CuratorRecipe final : public RecipeDriver {
   // of at most 1 + 3 + 7 s (ExponentialBackoffRetry(1000, 3)) for an operation caught in the fault.
   sim::Duration leaderBound(const Scenario& scenario) const override { return zookeeper_client_bound(scenario) + 11s; }
 
-  void reportFinal(Cluster& cluster, nlohmann::ordered_json& final) const override {
-    std::optional<std::string> leader = leaderNow(cluster);
+  void reportFinal(Cluster&, nlohmann::ordered_json& final) const override {
+    std::optional<std::string> leader = believedLeader();
     nlohmann::ordered_json report;
     report["path"] = latch_path;
     report["leader"] = leader ? nlohmann::ordered_json(*leader) : nlohmann::ordered_json(nullptr);
@@ -97,7 +111,25 @@ class CuratorRecipe final : public RecipeDriver {
   }
 
  private:
+  // The one live contender that believes it leads; nothing if none, or several.
+  std::optional<std::string> believedLeader() const {
+    std::optional<std::string> leader;
+    for (Contender* contender : contenders_) {
+      if (!contender->up() || !contender->hasLeadership()) continue;
+      if (leader) return std::nullopt;
+      leader = contender->name();
+    }
+    return leader;
+  }
+  std::size_t believers() const {
+    return static_cast<std::size_t>(
+        std::count_if(contenders_.begin(), contenders_.end(), [](Contender* contender) { return contender->up() && contender->hasLeadership(); }));
+  }
+
   static constexpr std::string_view latch_path = "/electsim/latch";
+  // A handover between LeaderSelector turns takes a few round trips (tens of milliseconds at the
+  // swarm's latencies); a second is far more than that and far less than a turn (5 s).
+  static constexpr sim::Duration handover_allowance = std::chrono::seconds(1);
   std::string report_key_;
   std::vector<Contender*> contenders_;
 };

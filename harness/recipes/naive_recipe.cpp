@@ -7,6 +7,9 @@
 #include "harness/cluster.h"
 #include "harness/recipes.h"
 #include "model/naive/WorkServer.h"
+#include "model/zk/Ensemble.h"
+#include "model/zk/quorum/QuorumPeer.h"
+#include "sim/time.h"
 #include "properties/naive_properties.h"
 
 namespace harness {
@@ -37,17 +40,31 @@ class NaiveRecipe final : public RecipeDriver {
   }
   std::vector<std::string> promisedProperties() const override { return {"naive-master-stable", "eventual-leader"}; }
   std::unique_ptr<properties::Property> makeProperty(std::string_view name, Cluster& cluster) override {
-    if (name == "naive-master-stable") return std::make_unique<properties::NaiveMasterStable>(cluster.sim());
+    if (name == "naive-master-stable") return std::make_unique<properties::NaiveMasterStable>(cluster.sim(), cluster.zookeeperServers());
     return nullptr;
   }
-  std::optional<std::string> leaderNow(Cluster&) const override {
-    std::optional<std::string> master;
+  // eventual-leader's ground truth: the server whose current session owns /master in the serving
+  // leader's tree, if it is up and believes it is master. Not "exactly one believer": the demo's
+  // masterData can stay stale on a former master for a long time (docs/recipes.md), which changes
+  // nothing for the one that holds /master; and a holder may never have seen its create succeed
+  // (a create retried after a connection loss finds its own node, and readData names it). The
+  // demo's master releases /master every 5 s and takes it back a few round trips later (exists,
+  // readData, create), so within handover_allowance of a release an absent /master, or one whose
+  // creator has not had the reply yet, still counts as held by the releaser.
+  std::optional<std::string> leaderNow(Cluster& cluster) const override {
+    zk::Ensemble* ensemble = cluster.ensemble();
+    ELECTSIM_ASSERT(ensemble != nullptr);
+    std::optional<zk::ServerId> leader = ensemble->leader();
+    if (!leader) return std::nullopt;
+    const zk::DataNode* node = ensemble->server(*leader).getZkDb().getDataTree().getNode(naive::WorkServer::master_path);
+    if (node == nullptr) return handingOver(cluster.sim().now());
     for (naive::WorkServer* server : servers_) {
-      if (!server->up() || !server->isMaster()) continue;
-      if (master) return std::nullopt;
-      master = server->name();
+      naive::ZkClient* client = server->up() ? server->zkClient() : nullptr;
+      if (client == nullptr || client->sessionId() != node->stat.ephemeral_owner) continue;
+      if (!server->isMaster()) return handingOver(cluster.sim().now());  // its create's reply is on the way
+      return server->name();
     }
-    return master;
+    return std::nullopt;  // an expiring session's node
   }
   void reportFinal(Cluster& cluster, nlohmann::ordered_json& final) const override {
     std::optional<std::string> master = leaderNow(cluster);
@@ -55,6 +72,19 @@ class NaiveRecipe final : public RecipeDriver {
   }
 
  private:
+  // The server that released /master less than handover_allowance ago and is still up.
+  std::optional<std::string> handingOver(sim::Instant now) const {
+    for (naive::WorkServer* server : servers_) {
+      std::optional<sim::Instant> released = server->lastReleased();
+      if (server->up() && released && now - *released <= handover_allowance) {
+        return server->name() + " (handing over: it released /master " + sim::format_duration(now - *released) + " ago)";
+      }
+    }
+    return std::nullopt;
+  }
+  // A handover takes three round trips and a commit (tens of milliseconds at the swarm's
+  // latencies); a second is far more than that and far less than the 5 s between releases.
+  static constexpr sim::Duration handover_allowance = std::chrono::seconds(1);
   std::vector<naive::WorkServer*> servers_;
 };
 

@@ -14,6 +14,7 @@ LeaderLatchInstance::LeaderLatchInstance(sim::Simulation& sim, std::string name,
 }
 
 void LeaderLatchInstance::on_start() {
+  shutting_down_ = false;
   // A fresh seed per incarnation: a restarted process draws new UUIDs and retry sleeps.
   std::uint64_t seed = sim::derive_seed(sim().random().seed_for(name() + "/curator"), starts());
   framework_ = std::make_unique<CuratorFramework>(*this, servers_, config_, seed);
@@ -33,7 +34,8 @@ void LeaderLatchInstance::closeLatch() {
 }
 
 void LeaderLatchInstance::shutdown() {
-  if (!up()) return;
+  if (!up() || shutting_down_) return;  // shutdown hooks run once per process
+  shutting_down_ = true;
   sim().trace().emit(id(), "instance.shutdown");
   spawn(shutdownSequence());
 }

@@ -32,7 +32,9 @@ class LeaderLatchInstance final : public sim::Node {
   CuratorFrameworkConfig& config() { return config_; }
   // A graceful stop, as the application's shutdown hook does it: close the recipe, close the
   // client (closeSession: the server deletes our ephemerals at once), then the process exits.
+  // The JVM runs its shutdown hooks once: a second request changes nothing.
   void shutdown();
+  bool shuttingDown() const { return shutting_down_; }
 
  protected:
   void on_start() override;
@@ -48,6 +50,7 @@ class LeaderLatchInstance final : public sim::Node {
   std::unique_ptr<CuratorFramework> framework_;
   std::unique_ptr<LeaderLatch> latch_;  // destroyed before the framework
   std::uint64_t earlier_notifications_ = 0;
+  bool shutting_down_ = false;  // this incarnation's shutdown hook has started
 };
 
 }  // namespace curator

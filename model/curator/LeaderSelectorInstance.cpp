@@ -17,6 +17,8 @@ LeaderSelectorInstance::LeaderSelectorInstance(sim::Simulation& sim, std::string
 }
 
 void LeaderSelectorInstance::on_start() {
+  shutting_down_ = false;
+  last_turn_completed_.reset();
   std::uint64_t seed = sim::derive_seed(sim().random().seed_for(name() + "/curator"), starts());
   framework_ = std::make_unique<CuratorFramework>(*this, servers_, config_, seed);
   framework_->start();
@@ -34,6 +36,7 @@ sim::Task<void> LeaderSelectorInstance::Listener::takeLeadership(CuratorFramewor
   // The example client of source 003: lead for a while, then relinquish.
   co_await client.sim().sleep(owner_.hold_time_);
   owner_.turns_completed_++;
+  owner_.last_turn_completed_ = client.sim().now();
 }
 
 bool LeaderSelectorInstance::Listener::stateChanged(CuratorFramework& client, ConnectionState newState) {
@@ -42,7 +45,8 @@ bool LeaderSelectorInstance::Listener::stateChanged(CuratorFramework& client, Co
 }
 
 void LeaderSelectorInstance::shutdown() {
-  if (!up()) return;
+  if (!up() || shutting_down_) return;  // shutdown hooks run once per process
+  shutting_down_ = true;
   sim().trace().emit(id(), "instance.shutdown");
   spawn(shutdownSequence());
 }

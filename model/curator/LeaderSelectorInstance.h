@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,9 +28,15 @@ class LeaderSelectorInstance final : public sim::Node {
   CuratorFrameworkConfig& config() { return config_; }
   // A graceful stop, as the application's shutdown hook does it: close the recipe, close the
   // client (closeSession: the server deletes our ephemerals at once), then the process exits.
+  // The JVM runs its shutdown hooks once: a second request (another SIGTERM while the first
+  // shutdown is still closing, or one queued while the process was paused) changes nothing.
+  // LeaderSelector.close() is not idempotent ("Already closed or has not been started").
   void shutdown();
+  bool shuttingDown() const { return shutting_down_; }
   // Turns completed (takeLeadership returned after hold_time).
   std::uint64_t turnsCompleted() const { return turns_completed_; }
+  // When this process last completed a turn (takeLeadership returned by itself), if it has.
+  std::optional<sim::Instant> lastTurnCompleted() const { return last_turn_completed_; }
 
  protected:
   void on_start() override;
@@ -54,6 +61,8 @@ class LeaderSelectorInstance final : public sim::Node {
   std::string latch_path_;
   sim::Duration hold_time_;
   std::uint64_t turns_completed_ = 0;
+  std::optional<sim::Instant> last_turn_completed_;  // this incarnation's
+  bool shutting_down_ = false;  // this incarnation's shutdown hook has started
   Listener listener_{*this};
   std::unique_ptr<CuratorFramework> framework_;
   std::unique_ptr<LeaderSelector> selector_;  // destroyed before the framework

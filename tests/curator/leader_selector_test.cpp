@@ -124,5 +124,40 @@ TEST(LeaderSelector, ACrashedLeadersLockNodeGoesWithItsSession) {
   EXPECT_EQ(latchChildren(cluster).size(), 2u);
 }
 
+// Two shutdown requests for one process (the swarm's seed 19: both arrive while the process is
+// paused, so both run when it resumes). The JVM runs its shutdown hooks once; closing the selector
+// twice would fail with "Already closed or has not been started".
+TEST(LeaderSelector, ASecondShutdownRequestClosesNothingTwice) {
+  Cluster cluster;
+  auto selectors = addSelectors(cluster, 2, 6s, 1h);
+  cluster.sim.run_for(3s);
+  auto leaders = leadersOf(selectors);
+  ASSERT_EQ(leaders.size(), 1u);
+  LeaderSelectorInstance* leader = leaders[0];
+  leader->pause();
+  leader->shutdown();
+  cluster.sim.run_for(2s);
+  leader->shutdown();
+  cluster.sim.run_for(1s);
+  leader->resume();
+  // The client, silent for 3 s, times out as it resumes; the closeSession sent meanwhile gets no
+  // reply, so the close waits out the handle's close timeout (10 s) before the process exits.
+  ASSERT_NO_THROW(cluster.sim.run_for(12s));
+  EXPECT_FALSE(leader->up());
+  EXPECT_EQ(cluster.trace.of("instance.shutdown", leader->id()).size(), 1u);
+  auto now = leadersOf(selectors);
+  ASSERT_EQ(now.size(), 1u);
+  EXPECT_NE(now[0], leader);
+  EXPECT_EQ(latchChildren(cluster).size(), 1u);
+  // Restarted, it may shut down again: once per incarnation.
+  leader->start();
+  cluster.sim.run_for(3s);
+  leader->shutdown();
+  leader->shutdown();
+  ASSERT_NO_THROW(cluster.sim.run_for(2s));
+  EXPECT_FALSE(leader->up());
+  EXPECT_EQ(cluster.trace.of("instance.shutdown", leader->id()).size(), 2u);
+}
+
 }  // namespace
 }  // namespace curator_test

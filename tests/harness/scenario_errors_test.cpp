@@ -84,7 +84,7 @@ TEST(ScenarioErrors, BadNumbers) {
             "s.yaml:4:12: bad number '03' for zookeeper.servers: expected a whole number without leading zeros (YAML "
             "1.1 would read it as octal)");
   EXPECT_EQ(error_of(head + "instances: {count: -1}\n"),
-            "s.yaml:3:20: instances.count must be between 0 and 100, got -1");
+            "s.yaml:3:20: instances.count must be between 0 and 1000, got -1");
   EXPECT_EQ(error_of(head + "recipe: es-zen\nelasticsearch: {cluster_tasks: {rate: fast}}\n"),
             "s.yaml:4:39: bad number 'fast' for elasticsearch.cluster_tasks.rate: expected a number such as 2 or 0.5");
   EXPECT_EQ(error_of(head + "recipe: es-zen\nelasticsearch: {cluster_tasks: {rate: -1}}\n"),

@@ -100,7 +100,7 @@ TEST(ScenarioWriter, WritesOptionalPartsOnlyWhenPresent) {
   s.elasticsearch->cluster_tasks.rate = 0.1;
   s.zookeeper.initial_zxid = {{"zk2", 0x100000005}};
   s.zookeeper.max_session_timeout = 40s;
-  s.failure = FailureRecord{"es-single-master", "00000000000000ff", "electsim explore --seed 9"};
+  s.failure = FailureRecord{"es-single-master", "00000000000000ff", "electsim explore --seed 9", {{"max_events", 5000}}};
   std::string text = write_scenario(s);
   EXPECT_NE(text.find("  initial_zxid: {zk2: 0x100000005}\n"), std::string::npos) << text;
   EXPECT_NE(text.find("  max_session_timeout: 40s\n"), std::string::npos) << text;

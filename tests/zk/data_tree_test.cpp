@@ -77,8 +77,8 @@ Request makeCloseSession(SessionId session) {
   return request;
 }
 
-FiredWatch event(EventType type, std::string path, std::vector<WatcherId> watchers) {
-  return FiredWatch{WatchedEvent{type, KeeperState::sync_connected, std::move(path)}, std::move(watchers)};
+FiredWatch event(EventType type, std::string path, std::vector<WatcherId> watchers, std::string_view table = {}) {
+  return FiredWatch{WatchedEvent{type, KeeperState::sync_connected, std::move(path)}, std::move(watchers), table};
 }
 
 // A leader with nothing in flight: prepare, apply, forget the change records.
@@ -446,11 +446,13 @@ TEST_F(DataTreeTest, SetWatchesCatchesUpOrReRegisters) {
   create("/born");
   fired.clear();
   tree.setWatches(relative, {"/same", "/changed", "/gone"}, {"/born", "/unborn"}, {"/kids", "/gone", "/quiet"}, 9, &fired);
-  EXPECT_EQ(fired, (std::vector<FiredWatch>{event(EventType::node_data_changed, "/changed", {9}),
-                                            event(EventType::node_deleted, "/gone", {9}),
-                                            event(EventType::node_created, "/born", {9}),
-                                            event(EventType::node_children_changed, "/kids", {9}),
-                                            event(EventType::node_deleted, "/gone", {9})}));
+  // One catch-up event per table: /gone was watched for data and children, so it gets two
+  // NodeDeleted (DataTree.setWatches).
+  EXPECT_EQ(fired, (std::vector<FiredWatch>{event(EventType::node_data_changed, "/changed", {9}, "data"),
+                                            event(EventType::node_deleted, "/gone", {9}, "data"),
+                                            event(EventType::node_created, "/born", {9}, "data"),
+                                            event(EventType::node_children_changed, "/kids", {9}, "child"),
+                                            event(EventType::node_deleted, "/gone", {9}, "child")}));
   // The rest were re-registered and fire as ordinary watches.
   EXPECT_EQ(tree.dataWatches().pathsOf(9), (std::vector<std::string>{"/same", "/unborn"}));
   EXPECT_EQ(tree.childWatches().pathsOf(9), std::vector<std::string>{"/quiet"});

@@ -355,22 +355,22 @@ void DataTree::setWatches(Zxid relativeZxid, const std::vector<std::string>& dat
                           const std::vector<std::string>& existPaths, const std::vector<std::string>& childPaths,
                           WatcherId watcher, std::vector<FiredWatch>* fired) {
   // A catch-up event goes to this connection only and consumes the watch: it is not re-registered.
-  auto notify = [&](EventType type, const std::string& path) {
-    if (fired != nullptr) fired->push_back(FiredWatch{WatchedEvent{type, KeeperState::sync_connected, path}, {watcher}});
+  auto notify = [&](EventType type, const std::string& path, std::string_view table) {
+    if (fired != nullptr) fired->push_back(FiredWatch{WatchedEvent{type, KeeperState::sync_connected, path}, {watcher}, table});
   };
   for (const std::string& path : dataPaths) {
     const DataNode* node = getNode(path);
     if (node == nullptr) {
-      notify(EventType::node_deleted, path);
+      notify(EventType::node_deleted, path, "data");
     } else if (node->stat.mzxid > relativeZxid) {
-      notify(EventType::node_data_changed, path);
+      notify(EventType::node_data_changed, path, "data");
     } else {
       dataWatches_.addWatch(path, watcher);
     }
   }
   for (const std::string& path : existPaths) {
     if (getNode(path) != nullptr) {
-      notify(EventType::node_created, path);
+      notify(EventType::node_created, path, "data");
     } else {
       dataWatches_.addWatch(path, watcher);
     }
@@ -378,9 +378,9 @@ void DataTree::setWatches(Zxid relativeZxid, const std::vector<std::string>& dat
   for (const std::string& path : childPaths) {
     const DataNode* node = getNode(path);
     if (node == nullptr) {
-      notify(EventType::node_deleted, path);
+      notify(EventType::node_deleted, path, "child");
     } else if (node->stat.pzxid > relativeZxid) {
-      notify(EventType::node_children_changed, path);
+      notify(EventType::node_children_changed, path, "child");
     } else {
       childWatches_.addWatch(path, watcher);
     }

@@ -65,11 +65,20 @@ void ServerCnxnFactory::deliverWatch(const FiredWatch& watch) {
     auto connection = connections_.find(watcher);
     if (connection == connections_.end()) continue;
     connection->second.socket->send(WatcherEvent{watch.event});
-    self_.sim().trace().emit(self_.id(), "watch.fire",
-                             {{"session", connection->second.session},
-                              {"connection", watcher},
-                              {"path", watch.event.path},
-                              {"type", event_type_name(watch.event.type)}});
+    if (watch.table.empty()) {
+      self_.sim().trace().emit(self_.id(), "watch.fire",
+                               {{"session", connection->second.session},
+                                {"connection", watcher},
+                                {"path", watch.event.path},
+                                {"type", event_type_name(watch.event.type)}});
+    } else {
+      self_.sim().trace().emit(self_.id(), "watch.fire",
+                               {{"session", connection->second.session},
+                                {"connection", watcher},
+                                {"path", watch.event.path},
+                                {"type", event_type_name(watch.event.type)},
+                                {"table", watch.table}});
+    }
   }
 }
 

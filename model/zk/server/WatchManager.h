@@ -28,6 +28,10 @@ using WatcherId = std::uint64_t;
 struct FiredWatch {
   WatchedEvent event;
   std::vector<WatcherId> watchers;  // ascending, never empty
+  // A SetWatches catch-up event answers one watch of one table ("data" or "child"); DataTree
+  // sends one per table, so a node deleted while the client was away gets two NodeDeleted
+  // (DataTree.setWatches, ZooKeeper 3.8). Empty for a trigger, which serves both tables at once.
+  std::string_view table;
   bool operator==(const FiredWatch&) const = default;
 };
 

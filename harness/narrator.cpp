@@ -1,0 +1,270 @@
+// The narrator's dispatch, and the server side of ZooKeeper: faults, FastLeaderElection and Zab.
+// Clients, sessions, watches and the recipes are in narrator_clients.cpp.
+#include "harness/narrator.h"
+
+#include <cstdio>
+
+#include "sim/node.h"
+
+namespace harness {
+
+namespace {
+
+constexpr std::uint16_t topic_bit(NarrationTopic topic) { return static_cast<std::uint16_t>(1U << static_cast<unsigned>(topic)); }
+
+NarratedEvent told(NarrationTopic topic, std::string text) { return NarratedEvent{topic_bit(topic), std::move(text)}; }
+
+std::string server(std::int64_t sid) { return "zk" + std::to_string(sid); }
+
+std::string millis(std::int64_t nanos) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f ms", static_cast<double>(nanos) / 1e6);
+  return text;
+}
+
+std::string vote_text(std::int64_t leader, std::int64_t zxid, std::int64_t peer_epoch) {
+  return server(leader) + " (zxid " + hex(zxid) + ", peerEpoch " + std::to_string(peer_epoch) + ")";
+}
+
+// The fault kinds, in the words of engine.md's table.
+std::string fault_text(const sim::TraceEvent& event, std::string_view what) {
+  if (what == "crash") return "crashes (kill -9): volatile state lost; the OS closes its connections, so peers notice one latency later";
+  if (what == "power_off") return "loses power: silence; peers notice only by their own timeouts";
+  if (what == "restart") return "is restarted over its persistent state";
+  if (what == "pause") return "is paused (a GC stall): frozen, its connections stay open and messages queue for it";
+  if (what == "resume") return "resumes, with the beliefs it had before the pause";
+  if (what == "partition") return "network partition: links between the groups are cut (nothing tells the endpoints)";
+  if (what == "isolate") return "is cut off from every other node";
+  if (what == "bridge") return "bridge partition: this node still sees both sides, which do not see each other";
+  if (what == "drop") return "one-way loss: messages from " + std::string(event.text("from")) + " to " + std::string(event.text("to")) + " vanish";
+  if (what == "heal") return "network healed: every link restored; held TCP traffic flows again";
+  if (what == "disable") return "is disabled by the operator (ElasticJob console)";
+  if (what == "enable") return "is enabled again by the operator";
+  if (what == "shutdown") return "shuts down gracefully";
+  if (what == "set_sharding_total_count") return "operator changes the sharding total count";
+  return std::string(what);
+}
+
+}  // namespace
+
+std::string_view narration_topic_name(NarrationTopic topic) {
+  switch (topic) {
+    case NarrationTopic::zk: return "zk";
+    case NarrationTopic::latch: return "latch";
+    case NarrationTopic::job: return "job";
+    case NarrationTopic::es: return "es";
+    case NarrationTopic::naive: return "naive";
+    case NarrationTopic::session: return "session";
+    case NarrationTopic::watch: return "watch";
+    case NarrationTopic::fault: return "fault";
+    case NarrationTopic::property: return "property";
+    case NarrationTopic::net: return "net";
+  }
+  return "?";
+}
+
+std::string hex(std::int64_t value) {
+  char text[24];
+  if (value < 0) return std::to_string(value);
+  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+std::string short_node_name(std::string_view path) {
+  std::string_view name = path.substr(path.rfind('/') + 1);
+  // Curator's protected prefix: "_c_" + a 36-character UUID + "-".
+  if (name.starts_with("_c_") && name.size() > 40 && name[39] == '-') name = name.substr(40);
+  return std::string(name);
+}
+
+std::string generic_fields(const sim::TraceEvent& event) {
+  std::string text;
+  for (const sim::TraceField& field : event.fields) {
+    text += text.empty() ? "" : ", ";
+    text += std::string(field.key) + "=";
+    switch (field.value.type) {
+      case sim::TraceValue::Type::text: text += field.value.text; break;
+      case sim::TraceValue::Type::boolean: text += field.value.integer != 0 ? "true" : "false"; break;
+      case sim::TraceValue::Type::unsigned_integer: text += std::to_string(static_cast<std::uint64_t>(field.value.integer)); break;
+      case sim::TraceValue::Type::integer: text += std::to_string(field.value.integer); break;
+    }
+  }
+  return text;
+}
+
+void Narrator::attach(const sim::Simulation& sim) {
+  sim_ = &sim;
+  names_.clear();
+  servers_ = 0;
+  for (sim::NodeId id = 0; id < sim.node_count(); id++) {
+    names_.push_back(sim.node(id).name());
+    const std::string& name = names_.back();
+    if (name.size() > 2 && name.starts_with("zk") && name.find_first_not_of("0123456789", 2) == std::string::npos) servers_++;
+  }
+}
+
+std::string Narrator::node_name(sim::NodeId node) const {
+  if (node == sim::no_node || node >= names_.size()) return "-";
+  return names_[node];
+}
+
+bool Narrator::first_telling(const sim::TraceEvent& event) {
+  if (event.boolean("replayed")) return false;  // re-applied from a log: not news
+  std::int64_t zxid = event.integer("zxid", -1);
+  if (zxid > told_zxid_) {
+    told_zxid_ = zxid;
+    told_node_ = event.node;
+    return true;
+  }
+  // A txn's other effects (a closeSession deletes several ephemerals) come from the same server.
+  return zxid == told_zxid_ && event.node == told_node_;
+}
+
+std::optional<NarratedEvent> Narrator::narrate(const sim::TraceEvent& event) {
+  std::string_view kind = event.kind;
+  if (kind.starts_with("fault.") || kind.starts_with("node.")) return narrate_fault(event, kind);
+  if (kind.starts_with("fle.") || kind == "zk.state") return narrate_election(event, kind);
+  if (kind.starts_with("zab.") || kind.starts_with("zk.") || kind.starts_with("server.")) {
+    if (kind == "server.session" || kind == "zk.client.timeout") return narrate_session(event, kind);
+    return narrate_zab(event, kind);
+  }
+  if (kind.starts_with("session.") || kind.starts_with("client.") || kind.starts_with("curator.")) return narrate_session(event, kind);
+  if (kind.starts_with("znode.")) return narrate_znode(event, kind);
+  if (kind.starts_with("watch.")) return narrate_watch(event, kind);
+  if (kind.starts_with("latch.") || kind.starts_with("selector.") || kind == "instance.shutdown") return narrate_latch(event, kind);
+  if (kind.starts_with("job.")) return narrate_job(event, kind);
+  if (kind.starts_with("es.")) return narrate_es(event, kind);
+  if (kind.starts_with("naive.")) return narrate_naive(event, kind);
+  if (kind.starts_with("net.")) return narrate_net(event, kind);
+  if (kind == "property.violation") {
+    return told(NarrationTopic::property, "VIOLATION of " + std::string(event.text("property")) + ": " + std::string(event.text("message")));
+  }
+  return std::nullopt;  // workload.* and other bookkeeping: not part of the story
+}
+
+std::optional<NarratedEvent> Narrator::narrate_fault(const sim::TraceEvent& event, std::string_view kind) {
+  if (kind.starts_with("fault.")) {
+    last_fault_ = Fault{event.time, event.node};
+    return told(NarrationTopic::fault, fault_text(event, kind.substr(6)));
+  }
+  bool after_fault = last_fault_ && last_fault_->time == event.time && last_fault_->node == event.node;
+  if (kind == "node.start") {
+    std::int64_t starts = event.integer("starts", 1);
+    return told(NarrationTopic::fault, starts <= 1 ? "process starts" : "process starts again (start #" + std::to_string(starts) + ")");
+  }
+  if (after_fault) return std::nullopt;  // the fault line said it
+  if (kind == "node.crash") return told(NarrationTopic::fault, "process stops (its connections are closed)");
+  if (kind == "node.power_off") return told(NarrationTopic::fault, "machine goes dark");
+  return std::nullopt;  // node.pause / node.resume always follow a fault line
+}
+
+std::optional<NarratedEvent> Narrator::narrate_election(const sim::TraceEvent& event, std::string_view kind) {
+  sim::NodeId node = event.node;
+  if (kind == "zk.state") {
+    if (event.text("state") != "LOOKING") return std::nullopt;  // FOLLOWING and LEADING: fle.decide tells why
+    quorum_since_.erase(node);
+    return told(NarrationTopic::zk, "is LOOKING (currentEpoch " + std::to_string(event.integer("epoch")) + "): a leader election starts");
+  }
+  if (kind == "fle.vote") {
+    Vote before = votes_[node];
+    Vote now{event.integer("leader"), event.integer("zxid"), event.integer("peer_epoch")};
+    votes_[node] = now;
+    quorum_since_.erase(node);
+    std::string round = std::to_string(event.integer("round"));
+    std::string_view reason = event.text("reason");
+    std::string tell = " and tells every server";
+    if (reason.starts_with("new round")) return told(NarrationTopic::zk, "round " + round + ": votes for itself, " + vote_text(now.leader, now.zxid, now.peer_epoch) + tell);
+    std::int64_t from = event.integer("from");
+    if (reason.starts_with("joined a newer round")) {
+      return told(NarrationTopic::zk, "hears " + server(from) + "'s round " + round + ", newer than its own: forgets its votes, now votes for " +
+                                          vote_text(now.leader, now.zxid, now.peer_epoch) + tell);
+    }
+    std::string whose = from == now.leader ? server(from) + "'s vote" : server(from) + "'s vote for " + server(now.leader);
+    return told(NarrationTopic::zk, "adopts " + whose + ": " + std::string(reason) + " (it voted for " + vote_text(before.leader, before.zxid, before.peer_epoch) +
+                                        ")" + tell);
+  }
+  if (kind == "fle.notification") {
+    std::int64_t from = event.integer("from");
+    std::string_view outcome = event.text("outcome");
+    std::string interrupted;
+    if (auto wait = quorum_since_.find(node); wait != quorum_since_.end()) {
+      interrupted = "finalizeWait cut short after " + millis(sim::nanos(event.time) - sim::nanos(wait->second)) + " by a better vote; ";
+      quorum_since_.erase(wait);
+    }
+    if (names_.size() > node && names_[node] == server(from)) return std::nullopt;  // its own vote, back through the loopback
+    if (outcome == "adopted" || outcome == "newer round") {
+      if (interrupted.empty()) return std::nullopt;  // the fle.vote line that follows tells it
+      return told(NarrationTopic::zk, interrupted + "the election goes on");
+    }
+    std::string heard = "hears " + server(from) + " (" + std::string(event.text("state")) + ", round " + std::to_string(event.integer("round")) +
+                        ") vote for " + vote_text(event.integer("leader"), event.integer("zxid"), event.integer("peer_epoch"));
+    if (outcome == "recorded") {
+      Vote ours = votes_[node];
+      bool same = ours.leader == event.integer("leader");
+      return told(NarrationTopic::zk, interrupted + heard + (same ? ": the same as its own, counted" : ": no better than its own vote for " + server(ours.leader) + ", counted"));
+    }
+    if (outcome.starts_with("settled")) return told(NarrationTopic::zk, interrupted + heard + ": with it a quorum follows " + server(event.integer("leader")) + ", which says LEADING");
+    if (outcome.starts_with("recorded (out of election)")) return told(NarrationTopic::zk, interrupted + heard + ": kept aside (out of election) until a quorum says the same");
+    return told(NarrationTopic::zk, interrupted + heard + ": " + std::string(outcome));
+  }
+  if (kind == "fle.timeout") {
+    return told(NarrationTopic::zk, "no notification in time: re-sends its vote (or reconnects), and now waits up to " + millis(event.integer("next_timeout")));
+  }
+  if (kind == "fle.quorum") {
+    quorum_since_[node] = event.time;
+    std::string of = servers_ > 0 ? " of " + std::to_string(servers_) : "";
+    return told(NarrationTopic::zk, "a quorum (" + std::to_string(event.integer("votes")) + of + " votes in round " + std::to_string(event.integer("round")) +
+                                        ") agrees on " + server(event.integer("leader")) + ": waits finalizeWait for a better vote before deciding");
+  }
+  if (kind == "fle.decide") {
+    std::string leader = server(event.integer("leader"));
+    bool leads = names_.size() > node && names_[node] == leader;
+    std::string role = leads ? "LEADING" : "FOLLOWING " + leader;
+    std::string_view how = event.text("how");
+    std::string why(how);
+    if (how == "quorum and finalizeWait") {
+      auto wait = quorum_since_.find(node);
+      std::string waited = wait == quorum_since_.end() ? "" : " (" + millis(sim::nanos(event.time) - sim::nanos(wait->second)) + ")";
+      why = "finalizeWait" + waited + " brought no better vote";
+    } else if (how == "same round, quorum following") {
+      why = "a quorum of its round already follows " + leader;
+    } else if (how == "established ensemble") {
+      why = "an established ensemble already follows " + leader;
+    }
+    quorum_since_.erase(node);
+    return told(NarrationTopic::zk, "decides: " + why + " -> " + role);
+  }
+  return told(NarrationTopic::zk, std::string(kind) + ": " + generic_fields(event));
+}
+
+std::optional<NarratedEvent> Narrator::narrate_zab(const sim::TraceEvent& event, std::string_view kind) {
+  // Replication detail (proposals, commits, epochs persisted, reloads) would drown the story.
+  if (kind == "zab.propose" || kind == "zab.commit" || kind == "zab.epoch" || kind == "zab.db_reload" || kind == "zab.synced_mode") return std::nullopt;
+  if (kind == "zab.discovery") return told(NarrationTopic::zk, "Zab discovery: a quorum of followers reported in; the new epoch is " + std::to_string(event.integer("epoch")));
+  if (kind == "zab.sync") {
+    std::string_view mode = event.text("mode");
+    std::string how = mode == "DIFF" ? "sends the transactions it lacks" : mode == "TRUNC" ? "tells it to cut its log back" : "sends a whole snapshot";
+    return told(NarrationTopic::zk, "syncs " + server(event.integer("learner")) + " by " + std::string(mode) + " (" + how + "; it has " +
+                                        hex(event.integer("peer_zxid")) + ", the leader " + hex(event.integer("leader_zxid")) + ")");
+  }
+  if (kind == "zab.established") {
+    return told(NarrationTopic::zk, "leads epoch " + std::to_string(event.integer("epoch")) + ": a quorum acknowledged NEWLEADER; it serves clients from zxid " +
+                                        hex(event.integer("zxid")));
+  }
+  if (kind == "zab.following") {
+    return told(NarrationTopic::zk, "follows " + server(event.integer("leader")) + " in epoch " + std::to_string(event.integer("epoch")) + " (synced, UPTODATE)");
+  }
+  if (kind == "zab.leader_shutdown") return told(NarrationTopic::zk, "stops leading: " + std::string(event.text("reason")));
+  if (kind == "zab.follower_lost_leader") {
+    return told(NarrationTopic::zk, "loses its leader " + server(event.integer("leader")) + ": " + std::string(event.text("reason")));
+  }
+  if (kind == "zab.learner_dropped") return told(NarrationTopic::zk, "drops follower " + server(event.integer("sid")) + ": " + std::string(event.text("reason")));
+  if (kind == "zk.exit") return told(NarrationTopic::zk, "exits (System.exit): " + std::string(event.text("reason")));
+  if (kind == "server.refuse") {
+    return told(NarrationTopic::session, "refuses a client that has seen zxid " + hex(event.integer("client_zxid")) + ", newer than its own " +
+                                             hex(event.integer("our_zxid")));
+  }
+  return told(NarrationTopic::zk, std::string(kind) + ": " + generic_fields(event));
+}
+
+}  // namespace harness

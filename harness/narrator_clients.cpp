@@ -1,0 +1,269 @@
+// The narrator's client side: sessions and their ephemerals, watches, Curator's latch and
+// selector, ElasticJob, Elasticsearch, source 002's naive master, and (when asked) messages.
+#include "harness/narrator.h"
+
+#include <algorithm>
+#include <string>
+
+#include "sim/node.h"
+
+namespace harness {
+
+namespace {
+
+constexpr std::uint16_t topic_bit(NarrationTopic topic) { return static_cast<std::uint16_t>(1U << static_cast<unsigned>(topic)); }
+
+NarratedEvent told(NarrationTopic topic, std::string text) { return NarratedEvent{topic_bit(topic), std::move(text)}; }
+NarratedEvent told(NarrationTopic first, NarrationTopic second, std::string text) {
+  return NarratedEvent{static_cast<std::uint16_t>(topic_bit(first) | topic_bit(second)), std::move(text)};
+}
+
+// The ten-digit sequence suffix ZooKeeper appends ("latch-0000000003" -> 3); -1 without one.
+std::int64_t sequence_of(std::string_view name) {
+  if (name.size() < 10) return -1;
+  std::string_view digits = name.substr(name.size() - 10);
+  if (digits.find_first_not_of("0123456789") != std::string_view::npos) return -1;
+  return std::stoll(std::string(digits));
+}
+
+std::string ordinal(std::size_t n) {
+  std::string_view suffix = n % 100 >= 11 && n % 100 <= 13 ? "th" : n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+  return std::to_string(n) + std::string(suffix);
+}
+
+std::string job_prefix(const sim::TraceEvent& event) {
+  std::string_view job = event.text("job");
+  return job.empty() ? std::string() : "job " + std::string(job) + ": ";
+}
+
+}  // namespace
+
+std::string Narrator::session_text(std::int64_t session) const {
+  auto owner = session_owner_.find(session);
+  return owner == session_owner_.end() ? "session " + hex(session) : owner->second + "'s session " + hex(session);
+}
+
+const std::string* Narrator::latch_parent_of(std::string_view path) const {
+  for (const std::string& parent : latch_parents_) {
+    if (path.size() > parent.size() && path.starts_with(parent) && path[parent.size()] == '/') return &parent;
+  }
+  return nullptr;
+}
+
+std::string Narrator::latch_child_text(const std::string& path) const {
+  auto owner = ephemeral_owner_.find(path);
+  return short_node_name(path) + (owner == ephemeral_owner_.end() ? "" : " (" + owner->second + "'s)");
+}
+
+std::optional<NarratedEvent> Narrator::narrate_session(const sim::TraceEvent& event, std::string_view kind) {
+  std::int64_t session = event.integer("session");
+  if (kind == "session.create") {
+    session_timeout_ms_[session] = event.integer("timeout_ms");
+    if (!first_telling(event)) return std::nullopt;
+    return told(NarrationTopic::session, "session " + hex(session) + " is created (timeout " + std::to_string(event.integer("timeout_ms")) + " ms)");
+  }
+  if (kind == "session.expire") {
+    auto timeout = session_timeout_ms_.find(session);
+    std::string within = timeout == session_timeout_ms_.end() ? "" : " within its " + std::to_string(timeout->second) + " ms timeout";
+    return told(NarrationTopic::session, "expires " + session_text(session) + ": the leader heard nothing from it" + within +
+                                             "; its ephemeral nodes go in the same transaction");
+  }
+  if (kind == "session.close") {
+    if (!first_telling(event)) return std::nullopt;
+    return told(NarrationTopic::session, session_text(session) + " is closed (txn " + hex(event.integer("zxid")) + ")");
+  }
+  if (kind == "server.session") {
+    if (event.boolean("valid")) return std::nullopt;  // the client's CONNECTED line tells it
+    return told(NarrationTopic::session, "answers " + session_text(session) + " with timeout 0: the session is expired");
+  }
+  if (kind == "zk.client.timeout") {
+    return told(NarrationTopic::session, "hears nothing from " + node_name(static_cast<sim::NodeId>(event.integer("server"))) + " for " +
+                                             std::to_string(event.integer("idle") / 1000000) + " ms (2/3 of the session timeout): disconnects");
+  }
+  if (kind == "client.state") {
+    std::string_view state = event.text("state");
+    if (event.text("layer") == "curator") {
+      curator_state_[event.node] = std::string(state);
+      if (state == "SUSPENDED") return told(NarrationTopic::session, "Curator: SUSPENDED (connection lost; a correct LeaderLatch gives up leadership now)");
+      if (state == "LOST") return told(NarrationTopic::session, "Curator: LOST (suspended for a whole session timeout: the session must be presumed expired)");
+      if (state == "RECONNECTED") return told(NarrationTopic::session, "Curator: RECONNECTED (recipes re-check what they hold)");
+      return told(NarrationTopic::session, "Curator: " + std::string(state));
+    }
+    std::string server = node_name(static_cast<sim::NodeId>(event.integer("server", sim::no_node)));
+    if (state == "CONNECTED") {
+      bool known = session_owner_.contains(session);
+      session_owner_[session] = node_name(event.node);
+      return told(NarrationTopic::session, "connected to " + server + (known ? " again, session " : " with session ") + hex(session));
+    }
+    if (state == "DISCONNECTED") return told(NarrationTopic::session, "disconnected from " + server + "; session " + hex(session) + " lives on until the leader expires it");
+    if (state == "EXPIRED") return told(NarrationTopic::session, "is told its session " + hex(session) + " has expired");
+    if (state == "CLOSED") return told(NarrationTopic::session, "closes its handle (session " + hex(session) + ")");
+    return told(NarrationTopic::session, "ZooKeeper client: " + std::string(state));
+  }
+  if (kind == "curator.handle_replaced") {
+    return told(NarrationTopic::session, "Curator replaces its ZooKeeper handle: session " + hex(event.integer("old_session")) + " is gone, new session " +
+                                             hex(event.integer("new_session")));
+  }
+  if (kind == "curator.retry") {
+    return told(NarrationTopic::session, "Curator retries " + std::string(event.text("operation")) + " (attempt " + std::to_string(event.integer("attempt")) +
+                                             ") after " + std::to_string(event.integer("sleep_ms")) + " ms");
+  }
+  return told(NarrationTopic::session, std::string(kind) + ": " + generic_fields(event));
+}
+
+std::optional<NarratedEvent> Narrator::narrate_znode(const sim::TraceEvent& event, std::string_view kind) {
+  std::string path(event.text("path"));
+  if (kind == "znode.set" || !first_telling(event)) return std::nullopt;
+  const std::string* latch = latch_parent_of(path);
+  if (kind == "znode.create") {
+    std::int64_t owner = event.integer("ephemeral_owner");
+    if (owner == 0) return std::nullopt;  // persistent nodes: structure, not the story
+    auto client = session_owner_.find(owner);
+    std::string who = client == session_owner_.end() ? "session " + hex(owner) : client->second;
+    ephemeral_owner_[path] = who;
+    if (latch == nullptr) return told(NarrationTopic::session, who + "'s ephemeral " + path + " is created");
+    std::set<std::string>& children = latch_children_[*latch];
+    children.insert(short_node_name(path));
+    std::int64_t ours = sequence_of(path);
+    std::size_t ahead = static_cast<std::size_t>(std::count_if(children.begin(), children.end(), [ours](const std::string& child) {
+      std::int64_t sequence = sequence_of(child);
+      return sequence >= 0 && sequence < ours;
+    }));
+    return told(NarrationTopic::latch, who + "'s node " + short_node_name(path) + " joins " + *latch + ": " + ordinal(ahead + 1) + " in line of " +
+                                           std::to_string(children.size()));
+  }
+  // znode.delete: only ephemerals (a latch node, a leader node) are worth a sentence.
+  auto owner = ephemeral_owner_.find(path);
+  if (owner == ephemeral_owner_.end()) return std::nullopt;
+  std::string who = owner->second;
+  std::string text = who + "'s ephemeral " + (latch != nullptr ? short_node_name(path) : path) + " is deleted";
+  ephemeral_owner_.erase(owner);
+  if (latch == nullptr) return told(NarrationTopic::session, text);
+  latch_children_[*latch].erase(short_node_name(path));
+  return told(NarrationTopic::latch, NarrationTopic::session, text + " (" + std::to_string(latch_children_[*latch].size()) + " left in the latch)");
+}
+
+std::optional<NarratedEvent> Narrator::narrate_watch(const sim::TraceEvent& event, std::string_view kind) {
+  std::string path(event.text("path"));
+  std::string who = session_text(event.integer("session"));
+  auto owner = session_owner_.find(event.integer("session"));
+  std::string client = owner == session_owner_.end() ? who : owner->second;
+  const std::string* latch = latch_parent_of(path);
+  bool parent_watch = latch_parents_.contains(path);
+  if (kind == "watch.register") {
+    std::string table(event.text("table"));
+    if (latch != nullptr) {
+      return told(NarrationTopic::latch, NarrationTopic::watch, client + " watches its predecessor " + latch_child_text(path) + " (" + table + " watch on " + node_name(event.node) + ")");
+    }
+    if (parent_watch) {
+      return told(NarrationTopic::latch, NarrationTopic::watch, client + " watches the children of " + path + ": every join and leave will wake it (" + node_name(event.node) + ")");
+    }
+    return told(NarrationTopic::watch, "registers " + who + "'s " + table + " watch on " + path);
+  }
+  if (kind == "watch.fire") {
+    std::string type(event.text("type"));
+    if (latch != nullptr || parent_watch) {
+      std::string what = latch != nullptr ? latch_child_text(path) : path;
+      return told(NarrationTopic::latch, NarrationTopic::watch, "notifies " + client + ": " + type + " " + what + " (the watch is used up)");
+    }
+    return told(NarrationTopic::watch, "notifies " + who + ": " + type + " " + path + " (the watch is used up)");
+  }
+  return told(NarrationTopic::watch, std::string(kind) + ": " + generic_fields(event));
+}
+
+std::optional<NarratedEvent> Narrator::narrate_latch(const sim::TraceEvent& event, std::string_view kind) {
+  std::string path(event.text("path"));
+  if (kind == "latch.reset") {
+    latch_parents_.insert(path);
+    return told(NarrationTopic::latch, "(re)enters the latch " + path + ": creates a protected EPHEMERAL_SEQUENTIAL node");
+  }
+  if (kind == "latch.leader") {
+    std::string node_path(event.text("node_path"));
+    std::size_t line = latch_children_[path].size();
+    return told(NarrationTopic::latch, "becomes leader of " + path + ": its node " + short_node_name(node_path) + " has the lowest sequence number" +
+                                           (line > 1 ? " of the " + std::to_string(line) + " in line" : ""));
+  }
+  if (kind == "latch.not_leader") {
+    auto state = curator_state_.find(event.node);
+    std::string after = state == curator_state_.end() ? "" : " (Curator last said " + state->second + ")";
+    return told(NarrationTopic::latch, "is no longer leader of " + path + after);
+  }
+  if (kind == "selector.leader") return told(NarrationTopic::latch, "LeaderSelector: holds the lock on " + path + "; takeLeadership runs");
+  if (kind == "selector.released") return told(NarrationTopic::latch, "LeaderSelector: takeLeadership ended; the lock on " + path + " is released");
+  if (kind == "instance.shutdown") return told(NarrationTopic::latch, NarrationTopic::job, "begins a graceful shutdown");
+  return told(NarrationTopic::latch, std::string(kind) + ": " + generic_fields(event));
+}
+
+std::optional<NarratedEvent> Narrator::narrate_job(const sim::TraceEvent& event, std::string_view kind) {
+  // The ElasticJob model is young: name the kinds we know, and say the rest generically.
+  std::string job = job_prefix(event);
+  if (kind == "job.leader") return told(NarrationTopic::job, job + "believes it is the leader (the leader node holds its id)");
+  if (kind == "job.not_leader") return told(NarrationTopic::job, job + "no longer believes it is the leader");
+  if (kind == "job.sharding") return told(NarrationTopic::job, job + "shards as leader: " + std::string(event.text("assignment")));
+  if (kind == "job.exec.start") {
+    return told(NarrationTopic::job, job + "runs item " + std::to_string(event.integer("item")) + " (" + std::string(event.text("source", "fire")) + ")");
+  }
+  if (kind == "job.exec.end") return told(NarrationTopic::job, job + "finishes item " + std::to_string(event.integer("item")));
+  if (kind == "job.resharding_flag") return told(NarrationTopic::job, job + "sets the resharding flag (sharding/necessary)");
+  return told(NarrationTopic::job, std::string(kind.substr(4)) + ": " + generic_fields(event));
+}
+
+std::optional<NarratedEvent> Narrator::narrate_es(const sim::TraceEvent& event, std::string_view kind) {
+  std::string version = "v" + std::to_string(event.integer("version"));
+  if (kind == "es.elected") {
+    std::string master(event.text("master"));
+    std::string self = node_name(event.node);
+    std::string how = event.text("by") == "local" ? "from its local node list, without pinging (1.x)" : "after a ping round";
+    return told(NarrationTopic::es, (master == self ? "elects itself master " : "chooses " + master + " as master ") + how);
+  }
+  if (kind == "es.master") {
+    return told(NarrationTopic::es, (event.boolean("master") ? "is master from state " : "stops being master at state ") + version + ": " + std::string(event.text("what")));
+  }
+  if (kind == "es.commit") return told(NarrationTopic::es, "commits state " + version + ": enough master-eligible nodes acknowledged");
+  if (kind == "es.publish_failed") return told(NarrationTopic::es, "fails to commit state " + version + ": " + std::string(event.text("reason")));
+  if (kind == "es.fault_detection") {
+    return told(NarrationTopic::es, std::string(event.text("kind")) + " fault detection gives up on " + std::string(event.text("target")) + ": " +
+                                        std::string(event.text("reason")));
+  }
+  if (kind == "es.rejoin") return told(NarrationTopic::es, "rejoins the cluster: " + std::string(event.text("reason")));
+  if (kind == "es.join") {
+    return told(NarrationTopic::es, "joins " + std::string(event.text("master")) + (event.boolean("ok") ? ": accepted" : ": failed, " + std::string(event.text("error"))));
+  }
+  if (kind == "es.apply") {
+    std::string master(event.text("master"));
+    return told(NarrationTopic::es, "applies state " + version + (master.empty() ? " (no master)" : " from master " + master));
+  }
+  if (kind == "es.publish") {
+    return told(NarrationTopic::es, "sends state " + version + " to " + std::string(event.text("to")) + (event.boolean("diff") ? " as a diff" : " in full"));
+  }
+  return told(NarrationTopic::es, std::string(kind.substr(3)) + ": " + generic_fields(event));
+}
+
+std::optional<NarratedEvent> Narrator::narrate_naive(const sim::TraceEvent& event, std::string_view kind) {
+  if (kind == "naive.master") return told(NarrationTopic::naive, "creates the ephemeral /master first: it is master (" + std::string(event.text("name")) + ")");
+  if (kind == "naive.release") return told(NarrationTopic::naive, "releases /master");
+  return told(NarrationTopic::naive, std::string(kind.substr(6)) + ": " + generic_fields(event));
+}
+
+std::optional<NarratedEvent> Narrator::narrate_net(const sim::TraceEvent& event, std::string_view kind) {
+  std::string key = std::to_string(event.integer("connection")) + "/" + std::to_string(event.integer("generation")) + "/" +
+                    std::to_string(event.integer("direction")) + "/" + std::to_string(event.integer("seq"));
+  if (kind == "net.send") {
+    message_text_[key] = std::string(event.text("what"));
+    return told(NarrationTopic::net, "-> " + std::string(event.text("to")) + ": " + std::string(event.text("what")));
+  }
+  if (kind == "net.deliver" || kind == "net.drop") {
+    auto sent = message_text_.find(key);
+    std::string what = sent == message_text_.end() ? "a message" : sent->second;
+    if (sent != message_text_.end()) message_text_.erase(sent);
+    if (kind == "net.drop") return told(NarrationTopic::net, "drops " + what + " from " + std::string(event.text("from")) + ": " + std::string(event.text("reason")));
+    return told(NarrationTopic::net, "<- " + std::string(event.text("from")) + ": " + what);
+  }
+  if (kind == "net.links") {
+    std::string cut(event.text("cut"));
+    return told(NarrationTopic::net, NarrationTopic::fault, cut.empty() ? "every link works" : "links cut (sender>unreachable): " + cut);
+  }
+  return told(NarrationTopic::net, std::string(kind) + ": " + generic_fields(event));
+}
+
+}  // namespace harness

@@ -1,0 +1,55 @@
+// The registry centre's listener vocabulary (elasticjob-registry-center-api, 3.0.2+):
+// DataChangedEvent with ADDED / UPDATED / DELETED / IGNORED, DataChangedEventListener, the
+// connection states ElasticJob sees (CONNECTED, UNAVAILABLE for SUSPENDED and LOST, RECONNECTED),
+// ConnectionStateChangedEventListener, and LeaderExecutionCallback for executeInLeader.
+//
+// Java's listeners are plain methods run on some thread; here each is a coroutine, run by the
+// coroutine that models that thread (the job's ListenerNotify executor, the state dispatcher).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "sim/task.h"
+
+namespace elasticjob {
+
+struct DataChangedEvent {
+  enum class Type : std::uint8_t { ADDED, UPDATED, DELETED, IGNORED };
+  DataChangedEvent() = default;
+  DataChangedEvent(Type type, std::string key, std::string value) : type(type), key(std::move(key)), value(std::move(value)) {}
+  Type type = Type::IGNORED;
+  std::string key;    // the path without the namespace, "/J/servers/10.0.0.1"
+  std::string value;  // the new data, or the last known data of a DELETED node ("" for null)
+};
+
+std::string_view dataChangedEventTypeName(DataChangedEvent::Type type);
+
+class DataChangedEventListener {
+ public:
+  virtual ~DataChangedEventListener() = default;
+  // Takes the event by value: it lives in the coroutine's frame.
+  virtual sim::Task<void> onChange(DataChangedEvent event) = 0;
+  // For the trace: the Java class name.
+  virtual std::string_view name() const = 0;
+};
+
+// ConnectionStateChangedEventListener.State.
+enum class RegistryCenterState : std::uint8_t { CONNECTED, UNAVAILABLE, RECONNECTED };
+std::string_view registryCenterStateName(RegistryCenterState state);
+
+class ConnectionStateChangedEventListener {
+ public:
+  virtual ~ConnectionStateChangedEventListener() = default;
+  virtual sim::Task<void> onStateChanged(RegistryCenterState newState) = 0;
+};
+
+// LeaderExecutionCallback: run while holding the LeaderLatch of executeInLeader.
+class LeaderExecutionCallback {
+ public:
+  virtual ~LeaderExecutionCallback() = default;
+  virtual sim::Task<void> execute() = 0;
+};
+
+}  // namespace elasticjob

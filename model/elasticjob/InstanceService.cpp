@@ -1,0 +1,54 @@
+#include "model/elasticjob/InstanceService.h"
+
+namespace elasticjob {
+
+std::string InstanceService::marshal(const JobInstance& instance) {
+  // SnakeYAML dumpAsMap: properties in alphabetical order, null labels dropped.
+  return "jobInstanceId: " + instance.jobInstanceId + "\nserverIp: " + std::string(instance.getServerIp()) + "\n";
+}
+
+std::optional<JobInstance> InstanceService::unmarshal(std::string_view yaml) {
+  constexpr std::string_view key = "jobInstanceId: ";
+  std::size_t start = yaml.find(key);
+  if (start == std::string_view::npos) return std::nullopt;
+  start += key.size();
+  std::size_t end = yaml.find('\n', start);
+  std::string_view id = yaml.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+  if (id.empty()) return std::nullopt;
+  return JobInstance(std::string(id));
+}
+
+sim::Task<void> InstanceService::persistOnline() {
+  const JobInstance* local = env_.registry.getJobInstance(env_.jobName());
+  if (local == nullptr) co_return;  // Java: a NullPointerException in a shut-down job; nothing written
+  std::string value = marshal(*local);
+  co_await env_.storage.fillEphemeralJobNode(InstanceNode::getInstancePath(local->jobInstanceId), std::move(value));
+}
+
+sim::Task<void> InstanceService::removeInstance() {
+  std::string id = env_.localInstanceId();
+  if (id.empty()) co_return;
+  co_await env_.storage.removeJobNodeIfExisted(InstanceNode::getInstancePath(id));
+}
+
+sim::Task<std::vector<JobInstance>> InstanceService::getAvailableJobInstances() {
+  std::vector<JobInstance> result;
+  std::vector<std::string> children = co_await env_.storage.getJobNodeChildrenKeys(std::string(InstanceNode::ROOT));
+  for (const std::string& each : children) {
+    std::optional<std::string> jobNodeData = co_await env_.storage.getJobNodeData(InstanceNode::getInstancePath(each));
+    if (!jobNodeData) continue;
+    std::optional<JobInstance> jobInstance = unmarshal(*jobNodeData);
+    if (!jobInstance) continue;
+    bool enabled = co_await serverService_.isEnableServer(std::string(jobInstance->getServerIp()));
+    if (enabled) result.push_back(std::move(*jobInstance));
+  }
+  co_return result;
+}
+
+sim::Task<bool> InstanceService::isLocalJobInstanceExisted() {
+  std::string id = env_.localInstanceId();
+  if (id.empty()) co_return false;
+  co_return co_await env_.storage.isJobNodeExisted(InstanceNode::getInstancePath(id));
+}
+
+}  // namespace elasticjob

@@ -1,0 +1,41 @@
+// What every service of one job shares: the process (for time and the trace), the process's
+// JobRegistry, the job's JobNodeStorage and the bug switches. Java builds each service from
+// (regCenter, jobName) and reaches the rest through the JobRegistry singleton; the model builds one
+// of each service per job (JobServices) and hands them this.
+#pragma once
+
+#include <string>
+
+#include "model/elasticjob/ElasticJobBugs.h"
+#include "model/elasticjob/JobNodeStorage.h"
+#include "model/elasticjob/JobRegistry.h"
+#include "sim/node.h"
+
+namespace elasticjob {
+
+// BlockUtils.waitingShortTime(): Thread.sleep(100).
+inline constexpr sim::Duration waitingShortTime = std::chrono::milliseconds(100);
+// A loop that polls every 100 ms this many times has run for about 115 simulated days: far beyond
+// any run, so reaching it means a bug in the model.
+inline constexpr std::int64_t polls_max = 100'000'000;
+
+struct JobEnvironment {
+  sim::Node& node;
+  JobRegistry& registry;
+  JobNodeStorage& storage;
+  ElasticJobBugs bugs;
+
+  const std::string& jobName() const { return storage.getJobName(); }
+  sim::Simulation& sim() const { return node.sim(); }
+  // The local instance's id, or "" once the job is shut down (the registry entry is gone).
+  std::string localInstanceId() const {
+    const JobInstance* instance = registry.getJobInstance(jobName());
+    return instance == nullptr ? std::string() : instance->jobInstanceId;
+  }
+  std::string localIp() const {
+    const JobInstance* instance = registry.getJobInstance(jobName());
+    return instance == nullptr ? std::string() : std::string(instance->getServerIp());
+  }
+};
+
+}  // namespace elasticjob

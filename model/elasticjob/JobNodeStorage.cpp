@@ -1,0 +1,94 @@
+#include "model/elasticjob/JobNodeStorage.h"
+
+#include "model/elasticjob/RegExceptionHandler.h"
+
+namespace elasticjob {
+
+JobNodeStorage::JobNodeStorage(ZookeeperRegistryCenter& regCenter, std::string jobName)
+    : regCenter_(regCenter), jobNodePath_(std::move(jobName)) {}
+
+sim::Task<bool> JobNodeStorage::isJobNodeExisted(std::string node) {
+  co_return co_await regCenter_.isExisted(jobNodePath_.getFullPath(node));
+}
+
+sim::Task<bool> JobNodeStorage::isJobRootNodeExisted() { co_return co_await regCenter_.isExisted(jobNodePath_.getRootPath()); }
+
+sim::Task<std::optional<std::string>> JobNodeStorage::getJobNodeData(std::string node) {
+  co_return co_await regCenter_.get(jobNodePath_.getFullPath(node));
+}
+
+sim::Task<std::optional<std::string>> JobNodeStorage::getJobNodeDataDirectly(std::string node) {
+  co_return co_await regCenter_.getDirectly(jobNodePath_.getFullPath(node));
+}
+
+sim::Task<std::vector<std::string>> JobNodeStorage::getJobNodeChildrenKeys(std::string node) {
+  co_return co_await regCenter_.getChildrenKeys(jobNodePath_.getFullPath(node));
+}
+
+sim::Task<std::optional<std::string>> JobNodeStorage::getJobRootNodeData() {
+  // "/J" never matches the cache key "/J/": always a direct read.
+  co_return co_await regCenter_.get(jobNodePath_.getRootPath());
+}
+
+sim::Task<bool> JobNodeStorage::createJobNodeIfNeeded(std::string node) {
+  bool rootExisted = co_await isJobRootNodeExisted();
+  if (!rootExisted) co_return false;
+  bool existed = co_await isJobNodeExisted(node);
+  if (existed) co_return false;
+  zk::Code code = co_await regCenter_.persist(jobNodePath_.getFullPath(node), "");
+  co_return code == zk::Code::ok;
+}
+
+sim::Task<zk::Code> JobNodeStorage::removeJobNodeIfExisted(std::string node) {
+  bool existed = co_await isJobNodeExisted(node);
+  if (!existed) co_return zk::Code::no_node;
+  co_return co_await regCenter_.remove(jobNodePath_.getFullPath(node));
+}
+
+sim::Task<zk::Code> JobNodeStorage::fillJobNode(std::string node, std::string value) {
+  co_return co_await regCenter_.persist(jobNodePath_.getFullPath(node), std::move(value));
+}
+
+sim::Task<zk::Code> JobNodeStorage::fillEphemeralJobNode(std::string node, std::string value) {
+  co_return co_await regCenter_.persistEphemeral(jobNodePath_.getFullPath(node), std::move(value));
+}
+
+sim::Task<zk::Code> JobNodeStorage::updateJobNode(std::string node, std::string value) {
+  co_return co_await regCenter_.update(jobNodePath_.getFullPath(node), std::move(value));
+}
+
+sim::Task<zk::Code> JobNodeStorage::replaceJobNode(std::string node, std::string value) {
+  co_return co_await regCenter_.persist(jobNodePath_.getFullPath(node), std::move(value));
+}
+
+sim::Task<zk::Code> JobNodeStorage::replaceJobRootNode(std::string value) {
+  co_return co_await regCenter_.persist(jobNodePath_.getRootPath(), std::move(value));
+}
+
+sim::Task<zk::MultiResult> JobNodeStorage::executeInTransaction(std::vector<TransactionOperation> operations) {
+  std::vector<TransactionOperation> result;
+  result.reserve(operations.size() + 1);
+  result.push_back(TransactionOperation::opCheckExists("/"));
+  for (TransactionOperation& operation : operations) result.push_back(std::move(operation));
+  zk::MultiResult outcome = co_await regCenter_.executeInTransaction(std::move(result));
+  RegExceptionHandler::handleException(outcome.code, "executeInTransaction /" + getJobName());
+  co_return outcome;
+}
+
+sim::Task<void> JobNodeStorage::executeInLeader(std::string latchNode, LeaderExecutionCallback& callback) {
+  co_await regCenter_.executeInLeader(jobNodePath_.getFullPath(latchNode), callback);
+}
+
+void JobNodeStorage::addConnectionStateListener(ConnectionStateChangedEventListener& listener) {
+  regCenter_.addConnectionStateChangedEventListener(jobNodePath_.getRootPath(), listener);
+}
+
+void JobNodeStorage::addDataListener(DataChangedEventListener& listener, JobNotifyExecutor& executor) {
+  regCenter_.watch(jobNodePath_.getRootPath(), listener, executor);
+}
+
+std::optional<std::string> JobNodeStorage::getCachedOnly(std::string_view node) const {
+  return regCenter_.getCachedOnly(jobNodePath_.getFullPath(node));
+}
+
+}  // namespace elasticjob

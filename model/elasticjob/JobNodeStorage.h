@@ -1,0 +1,54 @@
+// JobNodeStorage (3.0.4): the registry centre seen from one job; `node` is relative to the job
+// root ("leader/election/instance"). A thin wrapper: which calls are cached and which are direct is
+// decided by ZookeeperRegistryCenter (getJobNodeData goes through the cache; existence checks and
+// children lists are direct).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/elasticjob/JobNodePath.h"
+#include "model/elasticjob/ZookeeperRegistryCenter.h"
+
+namespace elasticjob {
+
+class JobNodeStorage {
+ public:
+  JobNodeStorage(ZookeeperRegistryCenter& regCenter, std::string jobName);
+
+  sim::Task<bool> isJobNodeExisted(std::string node);
+  sim::Task<bool> isJobRootNodeExisted();
+  sim::Task<std::optional<std::string>> getJobNodeData(std::string node);
+  sim::Task<std::optional<std::string>> getJobNodeDataDirectly(std::string node);
+  sim::Task<std::vector<std::string>> getJobNodeChildrenKeys(std::string node);
+  sim::Task<std::optional<std::string>> getJobRootNodeData();
+  // if (isJobRootNodeExisted() && !isJobNodeExisted(node)) persist(node, ""). True when this call
+  // created the node (the model's addition, for the trace).
+  sim::Task<bool> createJobNodeIfNeeded(std::string node);
+  // if (isJobNodeExisted(node)) remove(node). NONODE when there was nothing to remove.
+  sim::Task<zk::Code> removeJobNodeIfExisted(std::string node);
+  sim::Task<zk::Code> fillJobNode(std::string node, std::string value);
+  sim::Task<zk::Code> fillEphemeralJobNode(std::string node, std::string value);
+  sim::Task<zk::Code> updateJobNode(std::string node, std::string value);
+  sim::Task<zk::Code> replaceJobNode(std::string node, std::string value);
+  sim::Task<zk::Code> replaceJobRootNode(std::string value);
+  // [opCheckExists("/")] + operations, one multi; its failure goes through RegExceptionHandler (so
+  // NODEEXISTS and NONODE abort the whole transaction silently). The result is returned for the trace.
+  sim::Task<zk::MultiResult> executeInTransaction(std::vector<TransactionOperation> operations);
+  sim::Task<void> executeInLeader(std::string latchNode, LeaderExecutionCallback& callback);
+  void addConnectionStateListener(ConnectionStateChangedEventListener& listener);
+  void addDataListener(DataChangedEventListener& listener, JobNotifyExecutor& executor);
+
+  // The cache's value for node without reading ZooKeeper (tracing only).
+  std::optional<std::string> getCachedOnly(std::string_view node) const;
+  ZookeeperRegistryCenter& getRegCenter() { return regCenter_; }
+  const JobNodePath& getJobNodePath() const { return jobNodePath_; }
+  const std::string& getJobName() const { return jobNodePath_.getJobName(); }
+
+ private:
+  ZookeeperRegistryCenter& regCenter_;
+  JobNodePath jobNodePath_;
+};
+
+}  // namespace elasticjob

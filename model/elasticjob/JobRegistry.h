@@ -1,0 +1,53 @@
+// JobRegistry (3.0.4): the per-process registry of jobs (a JVM singleton in Java, one per
+// ElasticJobInstance here): schedule controllers, registry centres, the local JobInstance, the
+// running flag and the current sharding total count, by job name.
+//
+// isShutdown(job) is true once the controller or the instance entry is gone, which is what every
+// listener and service checks before acting.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "model/elasticjob/ListenerNotifierManager.h"
+#include "model/elasticjob/strategies/JobInstance.h"
+#include "sim/task.h"
+
+namespace elasticjob {
+
+class JobScheduleController;
+class ZookeeperRegistryCenter;
+
+class JobRegistry {
+ public:
+  explicit JobRegistry(ListenerNotifierManager& notifiers) : notifiers_(notifiers) {}
+
+  // regCenterMap.put and addCacheData("/" + jobName): the job's CuratorCache starts loading.
+  void registerRegistryCenter(const std::string& jobName, ZookeeperRegistryCenter& regCenter);
+  void registerJob(const std::string& jobName, JobScheduleController& controller);
+  JobScheduleController* getJobScheduleController(const std::string& jobName) const;
+  ZookeeperRegistryCenter* getRegCenter(const std::string& jobName) const;
+  void addJobInstance(const std::string& jobName, JobInstance jobInstance);
+  const JobInstance* getJobInstance(const std::string& jobName) const;
+  bool isJobRunning(const std::string& jobName) const;
+  void setJobRunning(const std::string& jobName, bool isRunning);
+  int getCurrentShardingTotalCount(const std::string& jobName) const;
+  void setCurrentShardingTotalCount(const std::string& jobName, int currentShardingTotalCount);
+  // shutdown(job): the controller out of the map, then Quartz shut down (no wait: its plugin runs
+  // now), the registry centre out of the map and the cache evicted, the notify executor shut down,
+  // the instance, running flag and count dropped.
+  sim::Task<void> shutdown(std::string jobName);
+  bool isShutdown(const std::string& jobName) const;
+  ListenerNotifierManager& getListenerNotifierManager() { return notifiers_; }
+
+ private:
+  ListenerNotifierManager& notifiers_;
+  std::map<std::string, JobScheduleController*> schedulerMap_;
+  std::map<std::string, ZookeeperRegistryCenter*> regCenterMap_;
+  std::map<std::string, JobInstance> jobInstanceMap_;
+  std::map<std::string, bool> jobRunningMap_;
+  std::map<std::string, int> currentShardingTotalCountMap_;
+};
+
+}  // namespace elasticjob

@@ -1,0 +1,86 @@
+#include "model/elasticjob/LeaderService.h"
+
+namespace elasticjob {
+
+LeaderService::LeaderService(JobEnvironment& env, ServerService& serverService, std::string localInstanceId)
+    : env_(env), serverService_(serverService), callback_(*this), localInstanceId_(std::move(localInstanceId)) {
+  ELECTSIM_ASSERT(!localInstanceId_.empty());
+}
+
+sim::Task<void> LeaderService::electLeader() {
+  co_await env_.storage.executeInLeader(std::string(LeaderNode::LATCH), callback_);
+}
+
+sim::Task<void> LeaderService::LeaderElectionExecutionCallback::execute() {
+  JobEnvironment& env = service_.env_;
+  // The optimistic check (source 000: "相当于乐观锁"): the first latch holder created the node; the
+  // ones after it find it and leave it alone.
+  if (!env.bugs.no_has_leader_check) {
+    bool hasLeader = co_await service_.hasLeader();
+    if (hasLeader) co_return;
+  }
+  std::string localId = env.localInstanceId();
+  if (localId.empty()) co_return;  // shut down meanwhile: Java would throw a NullPointerException here
+  zk::Code code = co_await env.storage.fillEphemeralJobNode(std::string(LeaderNode::INSTANCE), localId);
+  if (code == zk::Code::ok) {
+    service_.directView_ = true;
+    service_.refreshBelief();
+  }
+}
+
+sim::Task<bool> LeaderService::isLeaderUntilBlock() {
+  std::int64_t polls = 0;
+  while (true) {
+    bool hasLeaderNow = co_await hasLeader();
+    if (hasLeaderNow) break;
+    bool available = co_await serverService_.hasAvailableServers();
+    if (!available) break;
+    ELECTSIM_ASSERT(++polls < polls_max);
+    // "Leader is electing, waiting for 100 ms": the sleep comes before the first attempt.
+    co_await env_.sim().sleep(waitingShortTime);
+    if (env_.registry.isShutdown(env_.jobName())) continue;
+    bool localAvailable = co_await serverService_.isAvailableServer(env_.localIp());
+    if (localAvailable) co_await electLeader();
+  }
+  co_return co_await isLeader();
+}
+
+sim::Task<bool> LeaderService::isLeader() {
+  if (env_.registry.isShutdown(env_.jobName())) co_return false;
+  std::string localId = env_.localInstanceId();
+  bool cached = env_.storage.getCachedOnly(LeaderNode::INSTANCE).has_value();
+  std::optional<std::string> leader = co_await env_.storage.getJobNodeData(std::string(LeaderNode::INSTANCE));
+  bool answer = leader && *leader == localId && !env_.registry.isShutdown(env_.jobName());
+  if (!cached) directView_ = answer;  // a direct read: ZooKeeper's value just now
+  refreshBelief();
+  co_return answer;
+}
+
+sim::Task<bool> LeaderService::hasLeader() { co_return co_await env_.storage.isJobNodeExisted(std::string(LeaderNode::INSTANCE)); }
+
+sim::Task<void> LeaderService::removeLeader() {
+  co_await env_.storage.removeJobNodeIfExisted(std::string(LeaderNode::INSTANCE));
+  directView_ = false;
+  refreshBelief();
+}
+
+void LeaderService::onLeaderNodeCached(DataChangedEvent::Type type, const std::string& data) {
+  if (type == DataChangedEvent::Type::DELETED || data != env_.localInstanceId()) directView_ = false;
+  refreshBelief();
+}
+
+bool LeaderService::computeBelief() const {
+  if (env_.registry.isShutdown(env_.jobName())) return false;
+  std::optional<std::string> cached = env_.storage.getCachedOnly(LeaderNode::INSTANCE);
+  if (cached) return *cached == env_.localInstanceId();
+  return directView_;
+}
+
+void LeaderService::refreshBelief() {
+  bool belief = computeBelief();
+  if (belief == belief_) return;
+  belief_ = belief;
+  env_.sim().trace().emit(env_.node.id(), belief ? "job.leader" : "job.not_leader", {{"job", env_.jobName()}, {"id", localInstanceId_}});
+}
+
+}  // namespace elasticjob

@@ -1,0 +1,78 @@
+#include "model/elasticjob/ListenerNotifierManager.h"
+
+#include "model/elasticjob/ElasticJobExceptions.h"
+
+namespace elasticjob {
+
+std::string_view dataChangedEventTypeName(DataChangedEvent::Type type) {
+  switch (type) {
+    case DataChangedEvent::Type::ADDED: return "ADDED";
+    case DataChangedEvent::Type::UPDATED: return "UPDATED";
+    case DataChangedEvent::Type::DELETED: return "DELETED";
+    case DataChangedEvent::Type::IGNORED: return "IGNORED";
+  }
+  return "UNKNOWN";
+}
+
+std::string_view registryCenterStateName(RegistryCenterState state) {
+  switch (state) {
+    case RegistryCenterState::CONNECTED: return "CONNECTED";
+    case RegistryCenterState::UNAVAILABLE: return "UNAVAILABLE";
+    case RegistryCenterState::RECONNECTED: return "RECONNECTED";
+  }
+  return "UNKNOWN";
+}
+
+JobNotifyExecutor::JobNotifyExecutor(sim::Node& node, std::string jobName)
+    : node_(node), jobName_(std::move(jobName)), queue_(node.sim(), queue_max) {}
+
+void JobNotifyExecutor::start() {
+  ELECTSIM_ASSERT(!started_);
+  started_ = true;
+  node_.spawn(run());
+}
+
+void JobNotifyExecutor::execute(DataChangedEventListener& listener, DataChangedEvent event) {
+  if (shutdown_) return;  // RejectedExecutionException, logged by Curator's listener container
+  bool queued = queue_.push(Work{&listener, std::move(event)});
+  ELECTSIM_ASSERT_MSG(queued, "ListenerNotify-" + jobName_ + " has " + std::to_string(queue_max) + " events queued");
+}
+
+void JobNotifyExecutor::shutdown() { shutdown_ = true; }
+
+sim::Task<void> JobNotifyExecutor::run() {
+  while (true) {
+    if (shutdown_ && queue_.empty()) co_return;  // the pool terminates once drained
+    Work work = co_await queue_.pop();
+    try {
+      co_await work.listener->onChange(std::move(work.event));
+    } catch (const ElasticJobException& error) {
+      // ThreadPoolExecutor: the task's exception is printed and the worker replaced.
+      node_.sim().trace().emit(node_.id(), "job.error",
+                               {{"job", jobName_}, {"where", work.listener->name()}, {"message", error.what()}});
+    }
+  }
+}
+
+void ListenerNotifierManager::registerJobNotifyExecutor(const std::string& jobName) {
+  // computeIfAbsent: a job registered again after its shutdown gets a new executor.
+  std::vector<Entry>& entries = executors_[jobName];
+  if (!entries.empty() && !entries.back().removed) return;
+  entries.push_back(Entry{std::make_unique<JobNotifyExecutor>(node_, jobName), false});
+  entries.back().executor->start();
+}
+
+JobNotifyExecutor* ListenerNotifierManager::getJobNotifyExecutor(const std::string& jobName) {
+  auto found = executors_.find(jobName);
+  if (found == executors_.end() || found->second.empty() || found->second.back().removed) return nullptr;
+  return found->second.back().executor.get();
+}
+
+void ListenerNotifierManager::removeJobNotifyExecutor(const std::string& jobName) {
+  auto found = executors_.find(jobName);
+  if (found == executors_.end() || found->second.empty() || found->second.back().removed) return;
+  found->second.back().removed = true;
+  found->second.back().executor->shutdown();
+}
+
+}  // namespace elasticjob

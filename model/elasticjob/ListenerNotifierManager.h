@@ -1,0 +1,76 @@
+// ListenerNotifierManager (3.0.2+, PR #2092): one single-thread executor per job,
+// "ListenerNotify-{jobName}", on which every data listener of the job runs. Curator's cache hands
+// each (listener, event) pair to the executor as its own task, so listeners of one job run one at a
+// time in submission order, and a listener that blocks (electLeader on the latch,
+// isLeaderUntilBlock's 100 ms loop, isEnableServer's 1 s of retries) delays every later event of
+// that job, while the cache itself keeps up to date.
+//
+// Here the executor is a queue and one coroutine. shutdown() is ExecutorService.shutdown(): queued
+// tasks still run, new ones are rejected (Curator logs the RejectedExecutionException).
+//
+// Like every long-lived coroutine of an ElasticJob process, the worker runs in the node's own
+// process scope: a crash destroys all of them before any object they use (ElasticJobInstance).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "model/elasticjob/DataChangedEvent.h"
+#include "sim/node.h"
+#include "sim/sync.h"
+
+namespace elasticjob {
+
+class JobNotifyExecutor {
+ public:
+  // A LinkedBlockingQueue is unbounded; a run that queues this many events has a runaway listener.
+  static constexpr std::size_t queue_max = 100'000;
+
+  JobNotifyExecutor(sim::Node& node, std::string jobName);
+  JobNotifyExecutor(const JobNotifyExecutor&) = delete;
+  JobNotifyExecutor& operator=(const JobNotifyExecutor&) = delete;
+
+  void start();
+  // executor.execute(() -> listener.onChange(event)).
+  void execute(DataChangedEventListener& listener, DataChangedEvent event);
+  void shutdown();
+  bool isShutdown() const { return shutdown_; }
+  std::size_t pending() const { return queue_.size(); }
+
+ private:
+  struct Work {
+    DataChangedEventListener* listener = nullptr;
+    DataChangedEvent event;
+  };
+  sim::Task<void> run();
+
+  sim::Node& node_;
+  std::string jobName_;
+  bool started_ = false;
+  bool shutdown_ = false;
+  sim::Queue<Work> queue_;
+};
+
+// ListenerNotifierManager: the executors of one process (a JVM singleton in Java), by job name.
+class ListenerNotifierManager {
+ public:
+  explicit ListenerNotifierManager(sim::Node& node) : node_(node) {}
+  void registerJobNotifyExecutor(const std::string& jobName);
+  // Null once removed (or never registered).
+  JobNotifyExecutor* getJobNotifyExecutor(const std::string& jobName);
+  // Java removes it from the map and calls shutdown(); the object stays alive here until the
+  // process goes, so that its worker can drain what was queued.
+  void removeJobNotifyExecutor(const std::string& jobName);
+
+ private:
+  struct Entry {
+    std::unique_ptr<JobNotifyExecutor> executor;
+    bool removed = false;
+  };
+  sim::Node& node_;
+  std::map<std::string, std::vector<Entry>> executors_;  // by job; the last entry is current
+};
+
+}  // namespace elasticjob

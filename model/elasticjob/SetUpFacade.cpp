@@ -1,0 +1,22 @@
+#include "model/elasticjob/SetUpFacade.h"
+
+namespace elasticjob {
+
+sim::Task<void> SetUpFacade::registerStartUpInfo(bool enabled, sim::Rng& random) {
+  listenerManager_.startAllListeners(random);
+  co_await services_.leaderService.electLeader();
+  co_await services_.serverService.persistOnline(enabled);
+  co_await services_.instanceService.persistOnline();
+  // 3.0.0-alpha and 2.x: shardingService.setReshardingFlag() here; #1472 removed it ("no need ...
+  // because the listeners have already started").
+  if (env_.bugs.any_node_sets_resharding_flag) co_await services_.shardingService.setReshardingFlag();
+  if (!services_.reconcileService.isRunning()) services_.reconcileService.startAsync();
+  co_await services_.serverService.removeOfflineServers();
+}
+
+void SetUpFacade::tearDown() {
+  listenerManager_.removeAllListeners();
+  if (services_.reconcileService.isRunning()) services_.reconcileService.stopAsync();
+}
+
+}  // namespace elasticjob

@@ -1,0 +1,269 @@
+// Reliability (docs/reliability.md): limits stop a run with a finding that names them; a failed
+// model assertion or an exception inside a run is a model-sanity finding that leaves the other runs
+// of a sweep alone; the determinism check catches a run that depends on memory layout; failure
+// files are written whole; the trace a run writes reads back exactly.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "harness/atomic_file.h"
+#include "harness/explore.h"
+#include "harness/runner.h"
+#include "harness/scenario_parser.h"
+#include "harness/trace_reader.h"
+#include "sim/frame_pool.h"
+
+namespace {
+
+using namespace std::chrono_literals;
+using harness::ExploreOptions;
+using harness::Recipe;
+
+harness::Scenario ensemble_with_writers() {
+  return harness::parse_scenario_text(R"(name: writers
+duration: 20s
+zookeeper: {servers: 3}
+clients: {writers: 2, write_interval: 100ms}
+faults:
+  - {at: 5s, crash: zk3}
+)",
+                                      "writers.yaml");
+}
+
+harness::RunResult run_with(const harness::Scenario& scenario, const sim::SimulationLimits& limits) {
+  harness::RunOptions options;
+  options.limits = limits;
+  options.timeline = false;
+  return harness::runScenario(scenario, options);
+}
+
+void expect_limit(const harness::RunResult& result, const std::string& name) {
+  ASSERT_TRUE(result.limit.has_value()) << "no limit was hit";
+  EXPECT_EQ(result.limit->substr(0, name.size() + 1), name + ":") << *result.limit;
+  EXPECT_EQ(result.properties.at("model-sanity"), properties::Verdict::violated);
+  EXPECT_FALSE(result.expectations_met);
+}
+
+TEST(Limits, EventsStopTheRunWithAFindingNamingTheLimit) {
+  sim::SimulationLimits limits;
+  limits.max_events = 500;
+  harness::RunResult result = run_with(ensemble_with_writers(), limits);
+  expect_limit(result, "max-events");
+  EXPECT_LE(result.events, 500u);
+}
+
+TEST(Limits, NodesAreCheckedWhileTheClusterIsBuilt) {
+  sim::SimulationLimits limits;
+  limits.max_nodes = 2;  // the scenario has 3 servers and 2 writers
+  expect_limit(run_with(ensemble_with_writers(), limits), "max-nodes");
+}
+
+TEST(Limits, PendingEvents) {
+  sim::SimulationLimits limits;
+  limits.max_pending_events = 5;
+  expect_limit(run_with(ensemble_with_writers(), limits), "max-pending-events");
+}
+
+TEST(Limits, MemoryBudget) {
+  if (sim::memory_measure() == sim::MemoryMeasure::none) GTEST_SKIP() << "no memory measure in this build";
+  sim::SimulationLimits limits;
+  limits.max_memory_bytes = 1;  // any growth at all
+  expect_limit(run_with(ensemble_with_writers(), limits), "max-memory");
+}
+
+TEST(Limits, TheDefaultsLeaveARealScenarioAlone) {
+  harness::RunResult result = run_with(ensemble_with_writers(), sim::SimulationLimits{});
+  EXPECT_FALSE(result.limit.has_value()) << *result.limit;
+  EXPECT_FALSE(result.finding.has_value()) << *result.finding;
+}
+
+TEST(Limits, TheFileSizeLimitIsTheCallersToChoose) {
+  std::string text = "name: small\nduration: 1s\n";
+  EXPECT_NO_THROW(harness::parse_scenario_text(text, "s.yaml", text.size()));
+  try {
+    harness::parse_scenario_text(text, "s.yaml", text.size() - 1);
+    FAIL() << "a file over its limit was parsed";
+  } catch (const harness::ScenarioError& error) {
+    EXPECT_EQ(std::string(error.what()), "s.yaml: the file is 25 bytes, larger than the limit of 24 bytes for a scenario file");
+  }
+}
+
+// Found by fuzz_scenario_parser: bytes that are not UTF-8 were kept in strings and written back as
+// U+FFFD, so the failure file of such a scenario would not have replayed.
+TEST(HostileInput, AFileThatIsNotUtf8IsAnErrorAtTheBadByte) {
+  auto error_of = [](const std::string& text) {
+    try {
+      harness::parse_scenario_text(text, "u.yaml");
+    } catch (const harness::ScenarioError& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of("name: a\ndescription: caf\xC3\xA9 \x9D\nduration: 1s\n"),
+            "u.yaml:2:19: the file is not UTF-8 text: byte 0x9D does not start a valid UTF-8 character");
+  EXPECT_EQ(error_of("name: \xC0\xAF\nduration: 1s\n"), "u.yaml:1:7: the file is not UTF-8 text: byte 0xC0 does not start a valid UTF-8 character");
+  EXPECT_EQ(error_of("name: \xED\xA0\x80\nduration: 1s\n"), "u.yaml:1:7: the file is not UTF-8 text: byte 0xED does not start a valid UTF-8 character");
+  EXPECT_EQ(error_of("name: a\ndescription: \xF0\x9F\x98\x80 ok\nduration: 1s\n"), "no error");  // four bytes, one character
+}
+
+// Found by fuzz_scenario_parser: yaml-cpp's LoadAll loops forever, allocating, on a document that
+// starts with a stray comma.
+TEST(HostileInput, AStrayCommaIsAnErrorNotAHang) {
+  auto error_of = [](const std::string& text) {
+    try {
+      harness::parse_scenario_text(text, "c.yaml");
+    } catch (const harness::ScenarioError& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of(","), "c.yaml:1:1: YAML syntax error: unexpected ',' where a document should start");
+  EXPECT_EQ(error_of(", deletes its latch node.\nname: a\nduration: 1s\n"),
+            "c.yaml:1:1: YAML syntax error: unexpected ',' where a document should start");
+  EXPECT_EQ(error_of("name: a\nduration: 1s\n---\n,\n"), "c.yaml:4:1: YAML syntax error: unexpected ',' where a document should start");
+}
+
+// A hook that plants a failure into the runs whose seed is a multiple of 3: at 2 s, a callback on
+// the first node (zk1) fails an assertion, or throws something that is not one.
+std::function<void(sim::Simulation&)> plant_failure(bool assertion) {
+  return [assertion](sim::Simulation& sim) {
+    if (sim.seed() % 3 != 0) return;
+    (void)sim.schedule_callback(sim::epoch + 2s, 0, [assertion] {
+      if (assertion) ELECTSIM_ASSERT_MSG(1 + 1 == 3, "a deliberately failing test assertion");
+      throw std::runtime_error("a deliberately thrown test exception");
+    });
+  };
+}
+
+ExploreOptions small_sweep(std::uint64_t runs) {
+  ExploreOptions options;
+  options.swarm.recipe = Recipe::leader_latch;
+  options.swarm.duration = 20s;
+  options.runs = runs;
+  options.seed = 1;
+  options.jobs = 2;
+  options.out_dir = "";
+  return options;
+}
+
+harness::ExploreSummary quiet_explore(const ExploreOptions& options) {
+  std::atomic<bool> stop{false};
+  return harness::explore(options, [](const harness::ExploreProgress&) {}, stop);
+}
+
+class FailureInsideARun : public ::testing::TestWithParam<bool> {};
+
+TEST_P(FailureInsideARun, IsAModelSanityFindingAndTheSweepGoesOn) {
+  bool assertion = GetParam();
+  std::filesystem::path out = std::filesystem::temp_directory_path() / ("electsim-reliability-" + std::to_string(::getpid()) +
+                                                                        (assertion ? "-assert" : "-throw"));
+  std::filesystem::remove_all(out);
+  ExploreOptions options = small_sweep(9);
+  options.out_dir = out.string();
+  options.found_by = "reliability_test";
+  options.test_hook = plant_failure(assertion);
+  harness::ExploreSummary summary = quiet_explore(options);
+  ExploreOptions clean = small_sweep(9);
+  harness::ExploreSummary baseline = quiet_explore(clean);
+
+  EXPECT_EQ(summary.runs, 9u);  // every run finished: none was taken down by another's failure
+  EXPECT_FALSE(summary.interrupted);
+  EXPECT_EQ(baseline.failures, 0u);
+  EXPECT_EQ(summary.failures, 3u);  // seeds 3, 6 and 9
+  EXPECT_EQ(summary.failures_by_property["model-sanity"], 3u);
+  ASSERT_TRUE(summary.first_failure.has_value());
+  EXPECT_EQ(summary.first_failure->seed, 3u);
+  std::string expected = assertion ? "assertion failed: 1 + 1 == 3" : "uncaught exception: a deliberately thrown test exception";
+  EXPECT_NE(summary.first_failure->message.find(expected), std::string::npos) << summary.first_failure->message;
+  EXPECT_NE(summary.first_failure->message.find("(on zk1, seed 3)"), std::string::npos) << summary.first_failure->message;
+  // Each finding is a failure file naming its seed, and nothing else is in the directory.
+  std::size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(out)) {
+    files++;
+    std::string name = entry.path().filename().string();
+    EXPECT_NE(name.find("-model-sanity.yaml"), std::string::npos) << name;
+    harness::Scenario failure = harness::parse_scenario_file(entry.path().string());
+    ASSERT_TRUE(failure.failure.has_value());
+    EXPECT_EQ(failure.failure->property, "model-sanity");
+    EXPECT_EQ(failure.seed % 3, 0u);
+  }
+  EXPECT_EQ(files, 3u);
+  std::filesystem::remove_all(out);
+}
+
+INSTANTIATE_TEST_SUITE_P(Reliability, FailureInsideARun, ::testing::Values(true, false),
+                         [](const ::testing::TestParamInfo<bool>& info) { return info.param ? "Assertion" : "Exception"; });
+
+TEST(DeterminismCheck, CleanRunsPassAndTheSummaryIsUnchanged) {
+  ExploreOptions options = small_sweep(6);
+  harness::ExploreSummary plain = quiet_explore(options);
+  options.check_determinism = true;
+  harness::ExploreSummary checked = quiet_explore(options);
+  EXPECT_EQ(checked.failures, 0u) << (checked.first_failure ? checked.first_failure->message : "");
+  EXPECT_EQ(checked.trace_hash, plain.trace_hash);
+  EXPECT_EQ(checked.events, plain.events);
+}
+
+TEST(DeterminismCheck, ARunThatDependsOnHeapAddressesIsCaught) {
+  ExploreOptions options = small_sweep(4);
+  options.check_determinism = true;
+  // The kind of bug the check exists for: something ordered or hashed by a pointer value.
+  options.test_hook = [](sim::Simulation& sim) {
+    (void)sim.schedule_callback(sim::epoch + 1s, sim::no_node, [&sim] {
+      auto probe = std::make_unique<std::uint64_t>(0);
+      auto address = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(probe.get()));
+      sim.trace().emit(sim::no_node, "test.address", {{"address", address}});
+    });
+  };
+  harness::ExploreSummary summary = quiet_explore(options);
+  EXPECT_EQ(summary.failures, 4u);
+  EXPECT_EQ(summary.failures_by_property["model-sanity"], 4u);
+  ASSERT_TRUE(summary.first_failure.has_value());
+  EXPECT_NE(summary.first_failure->message.find("nondeterminism: seed 1 ran twice with different results"), std::string::npos)
+      << summary.first_failure->message;
+}
+
+TEST(AtomicFile, WritesTheWholeFileAndLeavesNoTemporary) {
+  std::filesystem::path directory = std::filesystem::temp_directory_path() / ("electsim-atomic-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(directory);
+  std::filesystem::create_directories(directory);
+  std::filesystem::path file = directory / "failure.yaml";
+  harness::write_file_atomically(file, "old\n");
+  harness::write_file_atomically(file, "new\n");
+  {
+    harness::AtomicFile abandoned(file);
+    abandoned.stream() << "half a scenario";
+    // destroyed without commit(): an interrupted writer
+  }
+  std::ifstream in(file);
+  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(content, "new\n");
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(directory)) entries++;
+  EXPECT_EQ(entries, 1u) << "a temporary file was left behind";
+  EXPECT_THROW(harness::write_file_atomically(directory / "no-such-directory" / "x.yaml", "x"), harness::FileWriteError);
+  std::filesystem::remove_all(directory);
+}
+
+TEST(TraceReader, ReadsBackTheTraceOfARunExactly) {
+  std::ostringstream trace;
+  harness::RunOptions options;
+  options.trace_out = &trace;
+  harness::RunResult result = harness::runScenario(ensemble_with_writers(), options);
+  std::vector<harness::TraceRecord> records = harness::read_trace_text(trace.str(), "run.jsonl");
+  ASSERT_GT(records.size(), 100u);
+  EXPECT_EQ(records.front().kind, "node.start");
+  std::string rewritten;
+  for (const harness::TraceRecord& record : records) rewritten += harness::write_trace_line(record) + "\n";
+  EXPECT_EQ(rewritten, trace.str());  // byte for byte what sim::JsonLinesSink wrote
+  bool crash = false;
+  for (const harness::TraceRecord& record : records) crash = crash || (record.kind == "fault.crash" && record.node == "zk3");
+  EXPECT_TRUE(crash);
+  EXPECT_LE(records.back().time(), sim::epoch + 20s);
+  (void)result;
+}
+
+}  // namespace

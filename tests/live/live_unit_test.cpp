@@ -1,0 +1,75 @@
+// Live mode's parts that need no JVM: the srvr parser, free ports, and the child-process cleanup.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <fstream>
+#include <string>
+#include <set>
+#include <unistd.h>
+
+#include "live/child_process.h"
+#include "live/ensemble.h"
+#include "live/four_letter.h"
+
+namespace {
+
+TEST(FourLetter, ParsesALeadersSrvrAnswer) {
+  // As ZooKeeper 3.8.0 answered here (StatCommand, srvr).
+  live::ServerStatus status = live::parse_srvr(
+      "Zookeeper version: 3.8.0-${mvngit.commit.id}, built on 2024-12-29 17:54 UTC\nLatency min/avg/max: 0/0.0/0\n"
+      "Received: 1\nSent: 0\nConnections: 1\nOutstanding: 0\nZxid: 0x100000000\nMode: leader\nNode count: 5\n");
+  EXPECT_EQ(status.mode, live::ServerMode::leader);
+  ASSERT_TRUE(status.zxid.has_value());
+  EXPECT_EQ(*status.zxid, std::int64_t{1} << 32);
+}
+
+TEST(FourLetter, ALookingServerIsNotServing) {
+  EXPECT_EQ(live::parse_srvr("This ZooKeeper instance is not currently serving requests\n").mode, live::ServerMode::not_serving);
+  EXPECT_EQ(live::parse_srvr("").mode, live::ServerMode::no_answer);
+}
+
+TEST(FourLetter, NothingListeningIsDown) {
+  int port = live::free_loopback_ports(1).front();
+  EXPECT_EQ(live::query_srvr(port, std::chrono::milliseconds(200)).mode, live::ServerMode::down);
+}
+
+TEST(FreePorts, AreDistinct) {
+  std::vector<int> ports = live::free_loopback_ports(9);
+  EXPECT_EQ(std::set<int>(ports.begin(), ports.end()).size(), 9u);
+}
+
+TEST(ChildProcess, KillEndsTheWholeProcessGroupAndUnregisters) {
+  int before = live::live_children_count();
+  pid_t grandchild = 0;
+  {
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    live::ChildProcess child = live::ChildProcess::fork([&] {
+      pid_t inner = ::fork();  // a process the child starts, as a JVM starts threads and helpers
+      if (inner == 0) {
+        while (true) ::pause();
+      }
+      (void)!::write(fds[1], &inner, sizeof inner);
+      while (true) ::pause();
+      return 0;
+    });
+    ASSERT_EQ(::read(fds[0], &grandchild, sizeof grandchild), static_cast<ssize_t>(sizeof grandchild));
+    ::close(fds[0]);
+    ::close(fds[1]);
+    EXPECT_EQ(live::live_children_count(), before + 1);
+    EXPECT_EQ(::kill(grandchild, 0), 0);
+  }  // the destructor kills the group
+  EXPECT_EQ(live::live_children_count(), before);
+  // The grandchild got SIGKILL with its group: gone, or a zombie its new parent has not reaped yet
+  // (in a container, PID 1 may never reap it).
+  auto dead = [grandchild] {
+    std::ifstream stat("/proc/" + std::to_string(grandchild) + "/stat");
+    std::string pid, name, state;
+    if (!(stat >> pid >> name >> state)) return true;
+    return state == "Z" || state == "X";
+  };
+  for (int attempt = 0; attempt < 100 && !dead(); attempt++) ::usleep(10'000);
+  EXPECT_TRUE(dead());
+}
+
+}  // namespace
