@@ -1,6 +1,7 @@
 #include "harness/trace_reader.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -50,6 +51,23 @@ std::string parse_error_message(const nlohmann::json::parse_error& error) {
     clean += byte < 0x20 || byte == 0x7f ? '?' : c;
   }
   return "not a JSON object: " + clean;
+}
+
+// nlohmann's "[json.exception.out_of_range.406] number overflow parsing '1e999'": the number, and
+// its column in the line (1 if it cannot be found).
+std::string quoted_number(const std::string& what) {
+  std::size_t open = what.find('\'');
+  std::size_t close = open == std::string::npos ? std::string::npos : what.find('\'', open + 1);
+  if (close == std::string::npos) return "?";
+  std::string number = what.substr(open + 1, close - open - 1);
+  bool plain = std::all_of(number.begin(), number.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0 || c == 'e' || c == 'E' || c == '-' || c == '+' || c == '.'; });
+  return plain && !number.empty() ? number : "?";
+}
+
+std::size_t number_column(std::string_view line, const std::string& what) {
+  std::string number = quoted_number(what);
+  std::size_t at = number == "?" ? std::string_view::npos : line.find(number);
+  return at == std::string_view::npos ? 1 : at + 1;
 }
 
 const char* type_word(const Json& value) {
@@ -152,6 +170,13 @@ TraceRecord TraceReader::parse_line(std::string_view text) {
     json = Json::parse(text.begin(), text.end(), callback);
   } catch (const nlohmann::json::parse_error& error) {
     throw TraceError(file_, line_, std::max<std::size_t>(1, std::min(error.byte, text.size() + 1)), parse_error_message(error));
+  } catch (const nlohmann::json::out_of_range& error) {
+    // A number too large for a double (`1e999`) is out_of_range 406, not a parse_error, and carries
+    // no position (found by fuzz_trace_reader): point at the number, which the message quotes.
+    throw TraceError(file_, line_, number_column(text, error.what()), "a number too large for JSON: " + quoted_number(error.what()));
+  } catch (const nlohmann::json::exception& error) {
+    // Any other complaint of the JSON library is still an error in the line, never a crash.
+    throw TraceError(file_, line_, 1, "not a JSON object: " + std::string(error.what()));
   }
   if (!json.is_object()) {
     throw TraceError(file_, line_, 1, std::string("a trace line is a JSON object {\"t\": ..., \"node\": ..., \"kind\": ...}, not ") + type_word(json));

@@ -101,8 +101,15 @@ std::vector<Row> compare(const std::string& name, const Measures& model, const M
             information_row("JVMs answering after last start", "jvms up", real)};
   }
   if (name == "leader-kill") {
-    // Measured: a new leader (sid 2 of 3) in 0.3-0.6 s. At least finalizeWait (200 ms).
-    return {equal_row("new leader sid", "new leader", model, real, "2"),
+    // Measured: a new leader (sid 2 of 3) in 0.3-0.6 s. At least finalizeWait (200 ms). The real
+    // ensemble elects sid 1 now and then (about one run in five here): the survivors' votes carry
+    // their lastLoggedZxid, and whether a follower's sync logged the new epoch's first zxid (a SNAP
+    // writes a snapshot at it, a DIFF of nothing logs nothing) decides between them; `srvr` does not
+    // show it. A tolerance: the real side may elect either survivor, the model's seed elects sid 2.
+    Row winner = equal_row("new leader sid", "new leader", model, real, "2");
+    winner.allowed = "model = 2; real 1 or 2";
+    winner.pass = winner.model == "2" && (winner.real == "1" || winner.real == "2");
+    return {winner,
             window_row("kill -9 to new leader", "re-election", model, real, Window{200, 1000})};
   }
   if (name == "leader-restart") {

@@ -104,7 +104,6 @@ class FullCoverage final : public Property {
   // (job, process) -> the latest fire time Quartz misfired there (job.misfire)
   std::map<std::pair<std::string, sim::NodeId>, std::int64_t> misfired_;
   std::size_t firesJudged_ = 0;
-  bool started_ = false;
 };
 
 class NoDoubleExecution final : public Property {

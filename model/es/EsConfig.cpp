@@ -52,7 +52,7 @@ void EsConfig::validate() const {
   if (max_pings_from_another_master < 1) fail("max_pings_from_another_master must be at least 1");
   if (max_pending_cluster_states < 1) fail("max_pending_cluster_states must be at least 1");
   if (connect_timeout <= sim::Duration::zero()) fail("connect_timeout must be positive");
-  if (cluster_tasks.rate < 0 || cluster_tasks.rate > 1000) fail("cluster_tasks.rate must be within 0..1000");
+  if (cluster_tasks.rate < 0 || cluster_tasks.rate > 100000) fail("cluster_tasks.rate must be within 0..100000");  // the scenario format's limit
   if (cluster_tasks.rate > 0 && cluster_tasks.priorities.empty()) fail("cluster_tasks.priorities must not be empty");
   if (cluster_tasks.keys < 1) fail("cluster_tasks.keys must be at least 1");
 }

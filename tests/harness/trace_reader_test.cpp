@@ -70,6 +70,8 @@ TEST(TraceReader, ErrorsSayWhereAndWhy) {
   EXPECT_EQ(error_of("{\"t\":1,\"node\":\"zk1\",\"kind\":\"k\",\"x\":[1]}"),
             "t.jsonl:1:32: field 'x' is an array; trace fields are integers, strings or booleans");
   EXPECT_EQ(error_of("{\"t\":1,\"node\":\"zk1\",\"kind\":\"k\",\"x\":1,\"x\":2}"), "t.jsonl:1:32: the key 'x' appears twice");
+  // Found by fuzz_trace_reader: nlohmann reports a number too large for a double as out_of_range.
+  EXPECT_EQ(error_of("{\"t\":1,\"node\":\"zk1\",\"kind\":\"k\",\"x\":1e999}"), "t.jsonl:1:36: a number too large for JSON: 1e999");
   harness::TraceReaderLimits small;
   small.line_bytes_max = 20;
   EXPECT_EQ(error_of(good, small), "t.jsonl:1:21: the line is longer than 20 bytes, the limit for one event");

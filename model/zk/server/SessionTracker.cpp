@@ -58,8 +58,7 @@ SessionId initializeNextSessionId(ServerId sid, std::int64_t now_ms) {
 
 SessionTrackerImpl::SessionTrackerImpl(ServerId sid, std::int64_t tick_ms, std::int64_t now_ms,
                                        const std::map<SessionId, std::int32_t>& sessions, bool accept_closing_sessions)
-    : tick_ms_(tick_ms),
-      expiry_(tick_ms, now_ms),
+    : expiry_(tick_ms, now_ms),
       next_session_id_(initializeNextSessionId(sid, now_ms)),
       accept_closing_sessions_(accept_closing_sessions) {
   // A new tracker (a new leader) tracks every replicated session afresh: each gets a full timeout

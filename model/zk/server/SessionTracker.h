@@ -69,8 +69,7 @@ class SessionTrackerImpl final : public SessionValidator {
   void setSessionClosing(SessionId id) override;
 
  private:
-  std::int64_t tick_ms_;
-  ExpiryQueue expiry_;
+  ExpiryQueue expiry_;  // holds the tick (expirationInterval)
   std::map<SessionId, Session> sessions_;
   SessionId next_session_id_;
   bool accept_closing_sessions_;  // bug switch zk-1208-create-on-closing-session

@@ -36,7 +36,7 @@ std::set<WatcherId> WatchManager::triggerWatch(const std::string& path, EventTyp
   if (keepAfterTrigger_) {
     // Bug switch zk-watch-not-one-shot: the watchers stay registered, so one registration fires
     // again and again — exactly what the one-shot rule exists to prevent.
-    FiredWatch again{WatchedEvent{type, KeeperState::sync_connected, path}, {}};
+    FiredWatch again{WatchedEvent{type, KeeperState::sync_connected, path}, {}, {}};
     for (WatcherId watcher : entry->second) {
       if (suppress == nullptr || !suppress->contains(watcher)) again.watchers.push_back(watcher);
     }
@@ -57,7 +57,7 @@ std::set<WatcherId> WatchManager::triggerWatch(const std::string& path, EventTyp
   ELECTSIM_ASSERT(watchCount_ >= watchers.size());
   watchCount_ -= watchers.size();
 
-  FiredWatch notification{WatchedEvent{type, KeeperState::sync_connected, path}, {}};
+  FiredWatch notification{WatchedEvent{type, KeeperState::sync_connected, path}, {}, {}};
   for (WatcherId watcher : watchers) {
     if (suppress != nullptr && suppress->contains(watcher)) continue;
     notification.watchers.push_back(watcher);
