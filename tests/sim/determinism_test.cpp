@@ -59,8 +59,9 @@ std::uint64_t run_workload(std::uint64_t seed, const Workload& workload) {
     }));
   }
   for (ScriptNode* node : nodes) node->start();
-  for (auto [at_ms, kind, index] : workload.faults) {
+  for (auto [at_ms, fault_kind, index] : workload.faults) {
     ScriptNode* node = nodes[static_cast<std::size_t>(index) % nodes.size()];
+    auto kind = fault_kind;  // clang 14 cannot capture a structured binding
     sim.schedule_callback(epoch + Duration(std::chrono::milliseconds(at_ms)), no_node, [&sim, node, kind] {
       switch (kind % 6) {
         case 0: if (node->up()) node->crash(); break;

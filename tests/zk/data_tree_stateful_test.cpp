@@ -297,8 +297,9 @@ void compareTree(const DataTree& tree, const Model& model) {
   for (const auto& [path, node] : tree.nodes()) {
     auto expected = model.nodes.find(path);
     if (expected == model.nodes.end()) RC_FAIL("a node the model does not have: " + path);
-    auto same = [&path](bool equal, const char* what) {
-      if (!equal) RC_FAIL(std::string(what) + " differs at " + path);
+    const std::string& where = path;  // clang 14 cannot capture a structured binding
+    auto same = [&where](bool equal, const char* what) {
+      if (!equal) RC_FAIL(std::string(what) + " differs at " + where);
     };
     same(node.data == expected->second.data, "data");
     same(node.stat.version == expected->second.version, "version");
