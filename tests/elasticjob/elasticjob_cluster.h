@@ -17,54 +17,13 @@
 #include "model/elasticjob/ElasticJobInstance.h"
 #include "model/zk/Ensemble.h"
 #include "sim/network.h"
+#include "tests/support/trace_recorder.h"
 
 namespace elasticjob_test {
 
 using namespace std::chrono_literals;
 
-// Keeps every trace event, its fields copied.
-class TraceRecorder final : public sim::TraceSink {
- public:
-  struct Event {
-    sim::Instant time;
-    sim::NodeId node;
-    std::string kind;
-    std::map<std::string, std::string> text;
-    std::map<std::string, std::int64_t> integer;
-    std::string field(const std::string& key) const {
-      auto found = text.find(key);
-      return found == text.end() ? std::string() : found->second;
-    }
-    std::int64_t number(const std::string& key) const {
-      auto found = integer.find(key);
-      return found == integer.end() ? -1 : found->second;
-    }
-  };
-  explicit TraceRecorder(sim::Simulation& sim) : sim_(sim) { sim_.trace().add_sink(this); }
-  ~TraceRecorder() override { sim_.trace().remove_sink(this); }
-  void on_event(const sim::TraceEvent& event) override {
-    Event copy{event.time, event.node, std::string(event.kind), {}, {}};
-    for (const sim::TraceField& field : event.fields) {
-      if (field.value.type == sim::TraceValue::Type::text) {
-        copy.text.emplace(std::string(field.key), std::string(field.value.text));
-      } else {
-        copy.integer.emplace(std::string(field.key), field.value.integer);
-      }
-    }
-    events.push_back(std::move(copy));
-  }
-  std::vector<Event> of(const std::string& kind, std::optional<sim::NodeId> node = std::nullopt) const {
-    std::vector<Event> result;
-    for (const Event& event : events) {
-      if (event.kind == kind && (!node || event.node == *node)) result.push_back(event);
-    }
-    return result;
-  }
-  std::vector<Event> events;
-
- private:
-  sim::Simulation& sim_;
-};
+using test_support::TraceRecorder;
 
 inline elasticjob::JobSettings job(const std::string& name, int items, sim::Duration fireInterval = 5s) {
   elasticjob::JobSettings settings;
