@@ -41,6 +41,9 @@ const std::vector<Entry>& bug_switches() {
       {"es-2488-local-elect",
        "Elasticsearch 1.x before the 1.4 fix (issue #2488): elect from the local, stale node list without "
        "pinging, no join wait, single-phase publish"},
+      {"es-master-service-fifo",
+       "a teaching switch (no Elasticsearch release): MasterService ignores task priorities and runs its queue "
+       "first in, first out"},
   };
   return entries;
 }
@@ -79,6 +82,9 @@ const std::vector<Entry>& properties() {
       {"latch-single-leader",
        "Curator LeaderLatch / LeaderSelector: per latch path, no two live, unpaused, connected contenders "
        "believe they lead at once"},
+      {"es-task-order",
+       "each Elasticsearch node's MasterService runs its tasks by priority, then insertion order, and a batch "
+       "takes every waiting task of its executor"},
   };
   return entries;
 }

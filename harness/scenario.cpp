@@ -16,6 +16,7 @@ constexpr std::array<std::string_view, 6> recipe_names{"none",         "elasticj
 constexpr std::array<std::string_view, 2> start_mode_names{"together", "staggered"};
 constexpr std::array<std::string_view, 1> distribution_names{"uniform"};
 constexpr std::array<std::string_view, 6> es_priority_names{"IMMEDIATE", "URGENT", "HIGH", "NORMAL", "LOW", "LANGUID"};
+constexpr std::array<std::string_view, 2> es_task_executor_names{"per-task", "shared"};
 constexpr std::array<std::string_view, 13> fault_kind_names{
     "crash",
     "power_off",
@@ -37,6 +38,7 @@ static_assert(static_cast<std::size_t>(StartMode::staggered) + 1 == start_mode_n
 static_assert(static_cast<std::size_t>(LatencyDistribution::uniform) + 1 == distribution_names.size());
 static_assert(static_cast<std::size_t>(EsPriority::languid) + 1 == es_priority_names.size());
 static_assert(es_priorities_count == es_priority_names.size());
+static_assert(static_cast<std::size_t>(EsTaskExecutor::shared) + 1 == es_task_executor_names.size());
 static_assert(static_cast<std::size_t>(FaultKind::set_sharding_total_count) + 1 == fault_kind_names.size());
 
 template <typename Enum, std::size_t size>
@@ -62,6 +64,7 @@ std::string_view distribution_name(LatencyDistribution distribution) {
   return name_of(distribution_names, distribution);
 }
 std::string_view es_priority_name(EsPriority priority) { return name_of(es_priority_names, priority); }
+std::string_view es_task_executor_name(EsTaskExecutor executor) { return name_of(es_task_executor_names, executor); }
 std::string_view fault_kind_name(FaultKind kind) { return name_of(fault_kind_names, kind); }
 
 std::optional<Recipe> recipe_from_name(std::string_view name) { return from_name<Recipe>(recipe_names, name); }
@@ -73,6 +76,9 @@ std::optional<LatencyDistribution> distribution_from_name(std::string_view name)
 }
 std::optional<EsPriority> es_priority_from_name(std::string_view name) {
   return from_name<EsPriority>(es_priority_names, name);
+}
+std::optional<EsTaskExecutor> es_task_executor_from_name(std::string_view name) {
+  return from_name<EsTaskExecutor>(es_task_executor_names, name);
 }
 std::optional<FaultKind> fault_kind_from_name(std::string_view name) {
   return from_name<FaultKind>(fault_kind_names, name);

@@ -48,6 +48,7 @@ enum class StartMode { together, staggered };
 enum class LatencyDistribution { uniform };
 // Elasticsearch's Priority enum, highest first (MasterService runs the highest pending task first).
 enum class EsPriority { immediate, urgent, high, normal, low, languid };
+enum class EsTaskExecutor { per_task, shared };
 inline constexpr std::size_t es_priorities_count = 6;
 
 struct ZooKeeperConfig {
@@ -115,6 +116,7 @@ struct JobConfig {
 struct ClusterTasksConfig {
   double rate = 0;  // new cluster-state update tasks per second, 0: none
   std::vector<EsPriority> priorities{EsPriority::normal};
+  EsTaskExecutor executor = EsTaskExecutor::per_task;  // (electsim addition)
 
   friend bool operator==(const ClusterTasksConfig&, const ClusterTasksConfig&) = default;
 };
@@ -216,11 +218,13 @@ std::string_view recipe_name(Recipe recipe);
 std::string_view start_mode_name(StartMode mode);
 std::string_view distribution_name(LatencyDistribution distribution);
 std::string_view es_priority_name(EsPriority priority);
+std::string_view es_task_executor_name(EsTaskExecutor executor);
 std::string_view fault_kind_name(FaultKind kind);
 std::optional<Recipe> recipe_from_name(std::string_view name);
 std::optional<StartMode> start_mode_from_name(std::string_view name);
 std::optional<LatencyDistribution> distribution_from_name(std::string_view name);
 std::optional<EsPriority> es_priority_from_name(std::string_view name);
+std::optional<EsTaskExecutor> es_task_executor_from_name(std::string_view name);
 std::optional<FaultKind> fault_kind_from_name(std::string_view name);
 
 // Node names: zk1.., i1.., es1.. (number is 1-based, as in the name).

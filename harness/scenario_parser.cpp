@@ -269,7 +269,7 @@ void read_jobs(const Source& source, const Field& field, Scenario& scenario) {
 }
 
 void read_cluster_tasks(const Source& source, const Field& field, ClusterTasksConfig& config) {
-  MapReader map(source, field, {"rate", "priorities"});
+  MapReader map(source, field, {"rate", "priorities", "executor"});
   if (auto f = map.find("rate")) config.rate = number(source, *f, 0, cluster_task_rate_max);
   if (auto f = map.find("priorities")) {
     std::vector<Name> names = unique_names(source, *f, es_priorities_count);
@@ -283,6 +283,12 @@ void read_cluster_tasks(const Source& source, const Field& field, ClusterTasksCo
       }
       config.priorities.push_back(*priority);
     }
+  }
+  if (auto f = map.find("executor")) {
+    std::string name = text(source, *f);
+    auto executor = es_task_executor_from_name(name);
+    if (!executor) source.fail(f->mark(), "unknown executor " + shown(name) + " for " + f->path + ": expected per-task or shared");
+    config.executor = *executor;
   }
 }
 

@@ -161,7 +161,9 @@ void write_elasticsearch(YAML::Emitter& out, const ElasticsearchConfig& config) 
   write_number(out, config.cluster_tasks.rate);
   out << YAML::Key << "priorities" << YAML::Value << YAML::Flow << YAML::BeginSeq;
   for (EsPriority priority : config.cluster_tasks.priorities) out << std::string(es_priority_name(priority));
-  out << YAML::EndSeq << YAML::EndMap;
+  out << YAML::EndSeq;
+  out << YAML::Key << "executor" << YAML::Value << std::string(es_task_executor_name(config.cluster_tasks.executor));
+  out << YAML::EndMap;
   out << YAML::EndMap;
 }
 

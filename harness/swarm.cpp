@@ -37,7 +37,15 @@ void draw_deployment(Scenario& scenario, sim::Rng& rng) {
     ElasticsearchConfig elasticsearch;
     elasticsearch.nodes = rng.chance(3, 4) ? 3 : 5;
     elasticsearch.minimum_master_nodes = elasticsearch.nodes / 2 + 1;
-    elasticsearch.cluster_tasks.rate = 1;
+    // A light workload: the queue grows while a publication waits (up to commit_timeout for an
+    // isolated master), which is when priorities and batching show.
+    elasticsearch.cluster_tasks.rate = pick(rng, std::vector<double>{1, 1, 4});
+    elasticsearch.cluster_tasks.priorities = pick(rng, std::vector<std::vector<EsPriority>>{
+                                                           {EsPriority::normal},
+                                                           {EsPriority::urgent, EsPriority::normal, EsPriority::low},
+                                                           {EsPriority::high, EsPriority::languid},
+                                                       });
+    elasticsearch.cluster_tasks.executor = rng.chance(1, 2) ? EsTaskExecutor::shared : EsTaskExecutor::per_task;
     scenario.elasticsearch = elasticsearch;
     return;
   }

@@ -9,6 +9,7 @@
 #include "properties/es_eventual_master.h"
 #include "properties/es_single_master.h"
 #include "properties/es_state_agreement.h"
+#include "properties/es_task_order.h"
 
 namespace harness {
 
@@ -30,6 +31,7 @@ es::EsConfig esConfig(const Scenario& scenario) {
   for (EsPriority priority : source.cluster_tasks.priorities) {
     config.cluster_tasks.priorities.push_back(static_cast<es::Priority>(static_cast<std::uint8_t>(priority)));
   }
+  config.cluster_tasks.sharedExecutor = source.cluster_tasks.executor == EsTaskExecutor::shared;
   for (const std::string& bug : scenario.bugs) config.bugs.enable(bug);
   config.validate();
   return config;
@@ -44,11 +46,14 @@ class EsRecipe final : public RecipeDriver {
       cluster.registerNode(node.name(), node);
     }
   }
-  std::vector<std::string> promisedProperties() const override { return {"es-single-master", "es-state-agreement", "es-eventual-master"}; }
+  std::vector<std::string> promisedProperties() const override {
+    return {"es-single-master", "es-state-agreement", "es-eventual-master", "es-task-order"};
+  }
   std::unique_ptr<properties::Property> makeProperty(std::string_view name, Cluster& cluster) override {
     sim::Simulation& sim = cluster.sim();
     if (name == "es-single-master") return std::make_unique<properties::EsSingleMaster>(sim);
     if (name == "es-state-agreement") return std::make_unique<properties::EsStateAgreement>(sim);
+    if (name == "es-task-order") return std::make_unique<properties::EsTaskOrder>(sim);
     if (name == "es-eventual-master") {
       return std::make_unique<properties::EsEventualMaster>(sim, es_->nodeIds(), es_->config().stabilisationTime());
     }
@@ -69,6 +74,30 @@ class EsRecipe final : public RecipeDriver {
     nlohmann::ordered_json masters = nlohmann::ordered_json::array();
     for (sim::NodeId id : es_->masters()) masters.push_back(cluster.sim().node(id).name());
     elasticsearch["masters"] = masters;
+    // MasterService over the run, all nodes and incarnations together.
+    es::MasterServiceStats stats;
+    for (std::size_t number = 1; number <= es_->size(); number++) stats += es_->node(number).masterServiceStats();
+    nlohmann::ordered_json masterService;
+    masterService["tasks_submitted"] = stats.tasksSubmitted;
+    masterService["batches"] = stats.batches;
+    masterService["tasks_run"] = stats.tasksRun;
+    masterService["largest_batch"] = stats.largestBatch;
+    masterService["publications"] = stats.publications;
+    masterService["failed_publications"] = stats.failedPublications;
+    // Per priority that had tasks: how many were submitted and run, and the longest wait in the
+    // queue of one that ran (to the millisecond: the trace has the exact times).
+    nlohmann::ordered_json byPriority = nlohmann::ordered_json::object();
+    for (std::uint8_t priority = 0; priority < es::priority_count; priority++) {
+      if (stats.tasksSubmittedByPriority[priority] == 0) continue;
+      nlohmann::ordered_json figures;
+      figures["submitted"] = stats.tasksSubmittedByPriority[priority];
+      figures["run"] = stats.tasksRunByPriority[priority];
+      sim::Duration wait = std::chrono::round<std::chrono::milliseconds>(stats.longestWait[priority]);
+      figures["longest_wait"] = sim::format_duration(wait);
+      byPriority[std::string(es::priorityName(static_cast<es::Priority>(priority)))] = figures;
+    }
+    masterService["by_priority"] = byPriority;
+    elasticsearch["master_service"] = masterService;
     final["elasticsearch"] = elasticsearch;
   }
 

@@ -14,9 +14,36 @@ void PutKeyTask::onFailure(const std::string& source, const EsException& error) 
   (void)source, (void)error;  // the client would retry on the new master; the workload just moves on
 }
 
+ClusterTasksResult PutKeysExecutor::execute(const ClusterStatePtr& currentState, const std::vector<ClusterStateTask*>& tasks) {
+  ClusterTasksResult result;
+  result.resultingState = currentState;
+  std::shared_ptr<ClusterState> changed;  // built on the first request that changes something
+  for (ClusterStateTask* task : tasks) {
+    auto* request = dynamic_cast<PutKeyRequest*>(task);
+    ELECTSIM_ASSERT_MSG(request != nullptr, "PutKeysExecutor runs only PutKeyRequests");
+    const ClusterState& latest = changed ? *changed : *currentState;
+    auto existing = latest.metadata.find(request->key());
+    if (existing != latest.metadata.end() && existing->second == request->value()) continue;
+    if (!changed) changed = builder(*currentState);
+    changed->metadata[request->key()] = request->value();
+  }
+  if (changed) result.resultingState = changed;
+  return result;
+}
+
+void PutKeysExecutor::onFailure(const std::string& source, const EsException& error) {
+  (void)source, (void)error;  // as PutKeyTask::onFailure
+}
+
 ClusterTaskWorkload::ClusterTaskWorkload(sim::Node& node, MasterService& masterService, const ClusterTasks& config, sim::Rng& rng,
                                          std::uint64_t& counter, std::function<bool()> localNodeMaster)
-    : node_(node), masterService_(masterService), config_(config), rng_(rng), counter_(counter), localNodeMaster_(std::move(localNodeMaster)) {}
+    : node_(node),
+      masterService_(masterService),
+      config_(config),
+      rng_(rng),
+      counter_(counter),
+      localNodeMaster_(std::move(localNodeMaster)),
+      sharedExecutor_(config.sharedExecutor ? std::make_shared<PutKeysExecutor>() : nullptr) {}
 
 void ClusterTaskWorkload::start() {
   if (config_.rate <= 0) return;
@@ -33,7 +60,13 @@ sim::Task<void> ClusterTaskWorkload::run() {
     std::string key = "key-" + std::to_string(n % config_.keys);
     std::string value = node_.name() + "#" + std::to_string(n);
     Priority priority = config_.priorities[rng_.pick(static_cast<std::uint32_t>(config_.priorities.size()))];
-    masterService_.submitStateUpdateTask("put-key [" + key + "]", std::make_shared<PutKeyTask>(key, value, priority));
+    std::string source = "put-key [" + key + "]";
+    if (sharedExecutor_) {
+      masterService_.submitStateUpdateTask(std::move(source), std::make_shared<PutKeyRequest>(std::move(key), std::move(value)),
+                                           ClusterStateTaskConfig{priority, std::nullopt}, sharedExecutor_, sharedExecutor_);
+    } else {
+      masterService_.submitStateUpdateTask(std::move(source), std::make_shared<PutKeyTask>(std::move(key), std::move(value), priority));
+    }
     submitted_++;
   }
 }

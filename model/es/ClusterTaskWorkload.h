@@ -1,11 +1,14 @@
 // The cluster-task workload (EsConfig::cluster_tasks): while the node believes it is the elected
 // master, it submits "put-key" cluster-state update tasks at the configured rate. Task n of node esK
 // sets metadata key "key-<n mod keys>" to "esK#<n>" — a change every time, and a different one per
-// master, so states of two masters never look alike.
+// master, so states of two masters never look alike. With ClusterTasks::sharedExecutor the tasks are
+// PutKeyRequests under the workload's one PutKeysExecutor instead of PutKeyTasks of their own, and
+// batch.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "model/es/EsConfig.h"
@@ -28,6 +31,27 @@ class PutKeyTask final : public ClusterStateUpdateTask {
   std::string value_;
 };
 
+// A task of the shared executor: only its identity and its key and value.
+class PutKeyRequest final : public ClusterStateTask {
+ public:
+  PutKeyRequest(std::string key, std::string value) : key_(std::move(key)), value_(std::move(value)) {}
+  std::string describeTask() const override { return key_ + "=" + value_; }
+  const std::string& key() const { return key_; }
+  const std::string& value() const { return value_; }
+
+ private:
+  std::string key_;
+  std::string value_;
+};
+
+// The batching key of the shared workload: applies a batch's requests in submission order to one
+// new state (the later of two writes to a key wins), and listens to their outcome.
+class PutKeysExecutor final : public ClusterStateTaskExecutor, public ClusterStateTaskListener {
+ public:
+  ClusterTasksResult execute(const ClusterStatePtr& currentState, const std::vector<ClusterStateTask*>& tasks) override;
+  void onFailure(const std::string& source, const EsException& error) override;
+};
+
 class ClusterTaskWorkload {
  public:
   // `rng` and `counter` belong to the node and outlive its incarnations: the task numbering and the
@@ -46,6 +70,7 @@ class ClusterTaskWorkload {
   sim::Rng& rng_;
   std::uint64_t& counter_;
   std::function<bool()> localNodeMaster_;
+  std::shared_ptr<PutKeysExecutor> sharedExecutor_;  // null unless config.sharedExecutor
   std::uint64_t submitted_ = 0;
 };
 

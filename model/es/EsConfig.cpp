@@ -8,12 +8,17 @@ namespace es {
 std::vector<std::string_view> EsBugs::enabled() const {
   std::vector<std::string_view> names;
   if (local_elect_2488) names.push_back("es-2488-local-elect");
+  if (fifo_master_service) names.push_back("es-master-service-fifo");
   return names;
 }
 
 bool EsBugs::enable(std::string_view name) {
   if (name == "es-2488-local-elect") {
     local_elect_2488 = true;
+    return true;
+  }
+  if (name == "es-master-service-fifo") {
+    fifo_master_service = true;
     return true;
   }
   return false;

@@ -26,9 +26,14 @@ struct EsBugs {
   //    master does not count fault-detection pings from another master (added by the 1.4 work);
   //  - candidates are ordered by node id only (cluster-state versions in pings came in 5.0, #20384).
   bool local_elect_2488 = false;
+  // es-master-service-fifo: a teaching switch (no Elasticsearch release): MasterService's executor
+  // ignores priorities and runs its queue in insertion order, a plain FIFO. An URGENT task (a node
+  // join, a shard failure) then waits behind every LANGUID one queued before it; es-task-order
+  // catches it.
+  bool fifo_master_service = false;
 
-  bool any() const { return local_elect_2488; }
-  // The switches by their scenario names ("es-2488-local-elect").
+  bool any() const { return local_elect_2488 || fifo_master_service; }
+  // The switches by their scenario names ("es-2488-local-elect", "es-master-service-fifo").
   std::vector<std::string_view> enabled() const;
   // False for an unknown name.
   bool enable(std::string_view name);
@@ -38,10 +43,15 @@ struct EsBugs {
 // `rate` per second (intervals uniform in [0.5, 1.5] x 1/rate, from the node's own random stream),
 // each with a priority drawn uniformly from `priorities`. Task n of node esK sets metadata key
 // "key-<n mod keys>" to "esK#<n>": every task changes the state, deterministically.
+// `sharedExecutor`: false, each task is a ClusterStateUpdateTask, its own executor, and runs alone
+// (as most of Elasticsearch's tasks do); true, every task of the node goes through one
+// PutKeysExecutor, the batching key, so the tasks waiting when one of them runs form one batch, one
+// execution and one publication (as ShardStateAction's shard-started tasks do).
 struct ClusterTasks {
   double rate = 0;  // tasks per second; 0: none
   std::vector<Priority> priorities{Priority::NORMAL};
   std::uint32_t keys = 16;
+  bool sharedExecutor = false;
   // 1/rate, rounded to a whole number of nanoseconds once (the only floating-point step).
   sim::Duration meanInterval() const;
 };

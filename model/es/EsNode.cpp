@@ -5,7 +5,7 @@ namespace es {
 struct EsNode::Services {
   explicit Services(EsNode& node)
       : transport(node, node.config().connect_timeout),
-        masterService(node),
+        masterService(node, node.config().bugs.fifo_master_service ? MasterService::QueueOrder::fifo : MasterService::QueueOrder::by_priority),
         clusterApplier(node),
         discovery(node, transport, masterService, clusterApplier, node.config(), node.seedNodes_, node.nextStateUuid()),
         metaState(node.disk_),
@@ -60,7 +60,16 @@ void EsNode::on_start() {
   services.workload.start();
 }
 
-void EsNode::on_stop() { services_.reset(); }
+void EsNode::on_stop() {
+  if (services_) pastMasterServiceStats_ += services_->masterService.stats();
+  services_.reset();
+}
+
+MasterServiceStats EsNode::masterServiceStats() const {
+  MasterServiceStats total = pastMasterServiceStats_;
+  if (running()) total += services_->masterService.stats();
+  return total;
+}
 
 TransportService& EsNode::transport() {
   ELECTSIM_ASSERT_MSG(running(), name() + " is not running");

@@ -49,6 +49,8 @@ class EsNode final : public sim::Node {
   // The master its committed state names (no_node when none or down).
   NodeId masterNode() const;
   std::uint64_t nextStateUuid();
+  // The MasterService figures of every incarnation so far, the running one included.
+  MasterServiceStats masterServiceStats() const;
 
  protected:
   void on_start() override;
@@ -63,6 +65,7 @@ class EsNode final : public sim::Node {
   sim::Rng workloadRng_;
   std::uint64_t workloadCounter_ = 0;
   std::uint32_t stateUuidCounter_ = 0;
+  MasterServiceStats pastMasterServiceStats_;  // of the incarnations that stopped (harness state)
   std::unique_ptr<Services> services_;
 };
 

@@ -1,5 +1,7 @@
 #include "model/es/MasterService.h"
 
+#include <algorithm>
+
 #include "sim/trace.h"
 
 namespace es {
@@ -25,8 +27,23 @@ class MasterService::Batcher final : public TaskBatcher {
   MasterService& service_;
 };
 
-MasterService::MasterService(sim::Node& node)
-    : node_(node), threadExecutor_(node, "masterService#updateTask"), batcher_(std::make_unique<Batcher>(*this, threadExecutor_)) {}
+MasterServiceStats& MasterServiceStats::operator+=(const MasterServiceStats& other) {
+  tasksSubmitted += other.tasksSubmitted;
+  batches += other.batches;
+  tasksRun += other.tasksRun;
+  largestBatch = std::max(largestBatch, other.largestBatch);
+  publications += other.publications;
+  failedPublications += other.failedPublications;
+  for (std::size_t i = 0; i < longestWait.size(); i++) {
+    longestWait[i] = std::max(longestWait[i], other.longestWait[i]);
+    tasksSubmittedByPriority[i] += other.tasksSubmittedByPriority[i];
+    tasksRunByPriority[i] += other.tasksRunByPriority[i];
+  }
+  return *this;
+}
+
+MasterService::MasterService(sim::Node& node, QueueOrder order)
+    : node_(node), threadExecutor_(node, "masterService#updateTask", order), batcher_(std::make_unique<Batcher>(*this, threadExecutor_)) {}
 
 MasterService::~MasterService() = default;
 
@@ -65,7 +82,10 @@ void MasterService::submitStateUpdateTasks(std::string source, std::vector<TaskA
     entry->listener = std::move(listener);
     batched.push_back(std::move(entry));
   }
+  std::size_t count = batched.size();
   batcher_->submitTasks(std::move(batched), config.timeout);
+  stats_.tasksSubmitted += count;
+  stats_.tasksSubmittedByPriority[static_cast<std::size_t>(config.priority)] += count;
 }
 
 std::vector<PendingClusterTask> MasterService::pendingTasks() const {
@@ -106,10 +126,16 @@ ClusterStatePtr MasterService::patchVersions(const ClusterStatePtr& previousClus
 sim::Task<void> MasterService::runTasks(TaskInputs taskInputs) {
   ClusterStatePtr previousClusterState = state();
   const std::string& summary = taskInputs.summary;
-  node_.sim().trace().emit(node_.id(), "es.task",
-                           {{"source", summary},
-                            {"priority", priorityName(taskInputs.updateTasks.front()->priority)},
-                            {"batch", static_cast<std::uint64_t>(taskInputs.updateTasks.size())}});
+  // (TaskBatcher traced the batch's start, es.task.)
+  sim::Instant now = node_.sim().now();
+  stats_.batches++;
+  stats_.tasksRun += taskInputs.updateTasks.size();
+  stats_.largestBatch = std::max<std::uint64_t>(stats_.largestBatch, taskInputs.updateTasks.size());
+  for (const auto& task : taskInputs.updateTasks) {
+    auto priority = static_cast<std::size_t>(task->priority);
+    stats_.longestWait[priority] = std::max(stats_.longestWait[priority], now - task->submitted);
+    stats_.tasksRunByPriority[priority]++;
+  }
   if (!previousClusterState->isLocalNodeElectedMaster(node_.id()) && taskInputs.executor->runOnlyOnMaster()) {
     for (const auto& task : taskInputs.updateTasks) task->listener->onNoLongerMaster(task->source);
     co_return;
@@ -139,9 +165,11 @@ sim::Task<void> MasterService::runTasks(TaskInputs taskInputs) {
     publishFailure = error;
   }
   if (publishFailure) {
+    stats_.failedPublications++;
     for (const auto& task : succeeded) task->listener->onFailure(task->source, *publishFailure);
     co_return;
   }
+  stats_.publications++;
   for (const auto& task : succeeded) task->listener->clusterStateProcessed(task->source, previousClusterState, newClusterState);
   taskInputs.executor->clusterStatePublished(event);
 }

@@ -10,6 +10,7 @@
 // time_in_queue.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <memory>
 #include <string>
@@ -20,6 +21,24 @@
 #include "model/es/TaskBatcher.h"
 
 namespace es {
+
+// What a MasterService did, for the run's report (final.elasticsearch.master_service). The node
+// adds each incarnation's figures to its persistent totals when it stops.
+struct MasterServiceStats {
+  std::uint64_t tasksSubmitted = 0;
+  std::uint64_t batches = 0;          // executions of runTasks
+  std::uint64_t tasksRun = 0;         // tasks in those batches
+  std::uint64_t largestBatch = 0;
+  std::uint64_t publications = 0;     // batches whose new state was committed and applied
+  std::uint64_t failedPublications = 0;
+  // Per priority (indexed by Priority), the longest time a task waited in the queue before its
+  // batch started: under a backlog, URGENT tasks wait little and LANGUID ones long.
+  std::array<sim::Duration, priority_count> longestWait{};
+  std::array<std::uint64_t, priority_count> tasksSubmittedByPriority{};
+  std::array<std::uint64_t, priority_count> tasksRunByPriority{};
+
+  MasterServiceStats& operator+=(const MasterServiceStats& other);
+};
 
 struct PendingClusterTask {
   std::uint64_t insertOrder = 0;
@@ -36,7 +55,9 @@ class MasterService {
   using ClusterStateSupplier = std::function<ClusterStatePtr()>;
   using StateUuidSupplier = std::function<std::uint64_t()>;
 
-  explicit MasterService(sim::Node& node);
+  using QueueOrder = PrioritizedEsThreadPoolExecutor::QueueOrder;
+  // QueueOrder::fifo: the es-master-service-fifo bug switch.
+  explicit MasterService(sim::Node& node, QueueOrder order = QueueOrder::by_priority);
   ~MasterService();
   MasterService(const MasterService&) = delete;
   MasterService& operator=(const MasterService&) = delete;
@@ -59,6 +80,7 @@ class MasterService {
   std::size_t numberOfPendingTasks() const { return threadExecutor_.getNumberOfPendingTasks(); }
   ClusterStatePtr state() const { return supplier_(); }
   const TaskBatcher& batcher() const;
+  const MasterServiceStats& stats() const { return stats_; }
 
  private:
   class Batcher;
@@ -78,6 +100,7 @@ class MasterService {
   ClusterStatePublisher publisher_;
   ClusterStateSupplier supplier_;
   StateUuidSupplier uuids_;
+  MasterServiceStats stats_;
 };
 
 }  // namespace es

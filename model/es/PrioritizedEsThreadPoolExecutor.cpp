@@ -2,8 +2,8 @@
 
 namespace es {
 
-PrioritizedEsThreadPoolExecutor::PrioritizedEsThreadPoolExecutor(sim::Node& node, std::string name)
-    : node_(node), name_(std::move(name)), workAvailable_(node.sim()) {}
+PrioritizedEsThreadPoolExecutor::PrioritizedEsThreadPoolExecutor(sim::Node& node, std::string name, QueueOrder order)
+    : node_(node), name_(std::move(name)), order_(order), workAvailable_(node.sim()) {}
 
 void PrioritizedEsThreadPoolExecutor::start() {
   ELECTSIM_ASSERT(!started_);
@@ -15,8 +15,8 @@ std::uint64_t PrioritizedEsThreadPoolExecutor::execute(Priority priority, std::s
   ELECTSIM_ASSERT(runnable);
   ELECTSIM_ASSERT_MSG(queue_.size() < queue_max, name_ + ": task queue full");
   std::uint64_t order = insertionOrder_++;
-  queue_.emplace(Key{static_cast<std::uint8_t>(priority), order},
-                 Entry{std::move(source), node_.sim().now(), std::move(runnable), {}});
+  std::uint8_t rank = order_ == QueueOrder::fifo ? 0 : static_cast<std::uint8_t>(priority);
+  queue_.emplace(Key{rank, order}, Entry{priority, std::move(source), node_.sim().now(), std::move(runnable), {}});
   workAvailable_.notify_all();
   return order;
 }
@@ -24,7 +24,7 @@ std::uint64_t PrioritizedEsThreadPoolExecutor::execute(Priority priority, std::s
 std::uint64_t PrioritizedEsThreadPoolExecutor::execute(Priority priority, std::string source, Runnable runnable,
                                                        sim::Duration timeout, std::function<void()> timeoutCallback) {
   std::uint64_t order = execute(priority, std::move(source), std::move(runnable));
-  Key key{static_cast<std::uint8_t>(priority), order};
+  Key key{order_ == QueueOrder::fifo ? std::uint8_t{0} : static_cast<std::uint8_t>(priority), order};
   queue_.at(key).timeoutCallback = std::move(timeoutCallback);
   node_.spawn(timeoutWatcher(key, timeout));
   return order;
@@ -40,7 +40,7 @@ sim::Task<void> PrioritizedEsThreadPoolExecutor::worker() {
     Key key = first->first;
     Entry entry = std::move(first->second);
     queue_.erase(first);
-    current_ = Pending{key.second, static_cast<Priority>(key.first), entry.source, entry.submitted, true};
+    current_ = Pending{key.second, entry.priority, entry.source, entry.submitted, true};
     co_await entry.runnable();
     current_.reset();
   }
@@ -60,7 +60,7 @@ std::vector<PrioritizedEsThreadPoolExecutor::Pending> PrioritizedEsThreadPoolExe
   pending.reserve(queue_.size() + 1);
   if (current_) pending.push_back(*current_);
   for (const auto& [key, entry] : queue_) {
-    pending.push_back(Pending{key.second, static_cast<Priority>(key.first), entry.source, entry.submitted, false});
+    pending.push_back(Pending{key.second, entry.priority, entry.source, entry.submitted, false});
   }
   return pending;
 }

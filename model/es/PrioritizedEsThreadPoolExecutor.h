@@ -3,6 +3,7 @@
 // order). A runnable runs to completion (it may await the network) before the next starts. A
 // runnable may carry a timeout: if it is still queued when the timeout expires, it is removed and
 // its timeout callback runs instead (Java's TieBreakingPrioritizedRunnable with a timer).
+// QueueOrder::fifo is the es-master-service-fifo bug switch: insertion order only.
 #pragma once
 
 #include <cstdint>
@@ -34,7 +35,9 @@ class PrioritizedEsThreadPoolExecutor {
 
   static constexpr std::size_t queue_max = 100'000;  // a bound, not an Elasticsearch setting
 
-  PrioritizedEsThreadPoolExecutor(sim::Node& node, std::string name);
+  enum class QueueOrder : std::uint8_t { by_priority, fifo };
+
+  PrioritizedEsThreadPoolExecutor(sim::Node& node, std::string name, QueueOrder order = QueueOrder::by_priority);
   PrioritizedEsThreadPoolExecutor(const PrioritizedEsThreadPoolExecutor&) = delete;
   PrioritizedEsThreadPoolExecutor& operator=(const PrioritizedEsThreadPoolExecutor&) = delete;
 
@@ -50,10 +53,12 @@ class PrioritizedEsThreadPoolExecutor {
   std::size_t getNumberOfPendingTasks() const { return queue_.size() + (current_ ? 1 : 0); }
   bool idle() const { return queue_.empty() && !current_; }
   const std::string& name() const { return name_; }
+  sim::Node& node() const { return node_; }
 
  private:
-  using Key = std::pair<std::uint8_t, std::uint64_t>;  // (priority, insertion order)
+  using Key = std::pair<std::uint8_t, std::uint64_t>;  // (priority, insertion order); (0, order) when fifo
   struct Entry {
+    Priority priority;
     std::string source;
     sim::Instant submitted;
     Runnable runnable;
@@ -65,6 +70,7 @@ class PrioritizedEsThreadPoolExecutor {
 
   sim::Node& node_;
   std::string name_;
+  QueueOrder order_;
   std::map<Key, Entry> queue_;
   std::optional<Pending> current_;
   std::uint64_t insertionOrder_ = 0;

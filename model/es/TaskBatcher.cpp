@@ -18,33 +18,51 @@ void TaskBatcher::submitTasks(std::vector<BatchedTaskPtr> tasks, std::optional<s
       }
     }
   }
-  std::vector<BatchedTaskPtr>& existingTasks = tasksPerBatchingKey_[firstTask->batchingKey.get()];
+  auto [waiting, fresh] = tasksPerBatchingKey_.try_emplace(firstTask->batchingKey.get());
+  if (fresh) waiting->second.batchingKeyId = ++lastBatchingKeyId_;
+  std::vector<BatchedTaskPtr>& existingTasks = waiting->second.tasks;
   for (const BatchedTaskPtr& existing : existingTasks) {
     for (const BatchedTaskPtr& task : tasks) {
       if (existing->task == task->task) {
-        if (existingTasks.empty()) tasksPerBatchingKey_.erase(firstTask->batchingKey.get());
         throw EsException(ErrorKind::illegal_state, "task [" + task->source + "] with source [" + existing->source +
                                                         "] is already queued");
       }
     }
   }
-  existingTasks.insert(existingTasks.end(), tasks.begin(), tasks.end());
 
   // Only the first task goes to the executor; the rest ride along in tasksPerBatchingKey.
   auto runnable = [this, firstTask] { return runIfNotProcessed(firstTask); };
+  std::uint64_t insertOrder;
   if (timeout) {
     std::vector<BatchedTaskPtr> submitted = tasks;
     sim::Duration after = *timeout;
-    threadExecutor_.execute(firstTask->priority, firstTask->source, runnable, after,
-                            [this, submitted, after] { onTimeoutInternal(submitted, after); });
+    insertOrder = threadExecutor_.execute(firstTask->priority, firstTask->source, runnable, after,
+                                          [this, submitted, after] { onTimeoutInternal(submitted, after); });
   } else {
-    threadExecutor_.execute(firstTask->priority, firstTask->source, runnable);
+    insertOrder = threadExecutor_.execute(firstTask->priority, firstTask->source, runnable);
   }
+  sim::Instant now = threadExecutor_.node().sim().now();
+  for (const BatchedTaskPtr& task : tasks) {
+    task->insertOrder = insertOrder;
+    task->batchingKeyId = waiting->second.batchingKeyId;
+    task->submitted = now;
+  }
+  existingTasks.insert(existingTasks.end(), tasks.begin(), tasks.end());
+  trace("es.task.submit", {{"insert_order", insertOrder},
+                           {"priority", priorityName(firstTask->priority)},
+                           {"batching_key", waiting->second.batchingKeyId},
+                           {"tasks", static_cast<std::uint64_t>(tasks.size())},
+                           {"source", firstTask->source}});
+}
+
+void TaskBatcher::trace(std::string_view kind, std::initializer_list<sim::TraceField> fields) const {
+  sim::Node& node = threadExecutor_.node();
+  node.sim().trace().emit(node.id(), kind, fields);
 }
 
 std::size_t TaskBatcher::pendingTasksOf(const ClusterStateTaskExecutor* batchingKey) const {
   auto it = tasksPerBatchingKey_.find(batchingKey);
-  return it == tasksPerBatchingKey_.end() ? 0 : it->second.size();
+  return it == tasksPerBatchingKey_.end() ? 0 : it->second.tasks.size();
 }
 
 void TaskBatcher::onTimeoutInternal(const std::vector<BatchedTaskPtr>& tasks, sim::Duration timeout) {
@@ -56,10 +74,13 @@ void TaskBatcher::onTimeoutInternal(const std::vector<BatchedTaskPtr>& tasks, si
     }
   }
   if (toRemove.empty()) return;
+  trace("es.task.timeout", {{"insert_order", toRemove.front()->insertOrder},
+                            {"batching_key", toRemove.front()->batchingKeyId},
+                            {"tasks", static_cast<std::uint64_t>(toRemove.size())}});
   const ClusterStateTaskExecutor* key = toRemove.front()->batchingKey.get();
   auto it = tasksPerBatchingKey_.find(key);
   if (it != tasksPerBatchingKey_.end()) {
-    std::vector<BatchedTaskPtr>& existing = it->second;
+    std::vector<BatchedTaskPtr>& existing = it->second.tasks;
     existing.erase(std::remove_if(existing.begin(), existing.end(),
                                   [&](const BatchedTaskPtr& task) {
                                     return std::find(toRemove.begin(), toRemove.end(), task) != toRemove.end();
@@ -78,7 +99,7 @@ sim::Task<void> TaskBatcher::runIfNotProcessed(BatchedTaskPtr updateTask) {
   std::vector<std::pair<std::string, std::vector<ClusterStateTask*>>> tasksBySource;  // in first-seen order
   auto pending = tasksPerBatchingKey_.find(updateTask->batchingKey.get());
   if (pending != tasksPerBatchingKey_.end()) {
-    std::vector<BatchedTaskPtr> tasks = std::move(pending->second);
+    std::vector<BatchedTaskPtr> tasks = std::move(pending->second.tasks);
     tasksPerBatchingKey_.erase(pending);
     for (const BatchedTaskPtr& task : tasks) {
       if (task->processed) continue;
@@ -99,6 +120,12 @@ sim::Task<void> TaskBatcher::runIfNotProcessed(BatchedTaskPtr updateTask) {
     if (!tasksSummary.empty()) tasksSummary += ", ";
     tasksSummary += described.empty() ? source : source + "[" + described + "]";
   }
+  // The batch runs at the priority of the entry that started it; the others ride along.
+  trace("es.task", {{"source", tasksSummary},
+                    {"priority", priorityName(updateTask->priority)},
+                    {"insert_order", updateTask->insertOrder},
+                    {"batching_key", updateTask->batchingKeyId},
+                    {"batch", static_cast<std::uint64_t>(toExecute.size())}});
   co_await run(updateTask->batchingKey, std::move(toExecute), std::move(tasksSummary));
 }
 

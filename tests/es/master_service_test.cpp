@@ -1,13 +1,17 @@
 // MasterService, TaskBatcher and PrioritizedEsThreadPoolExecutor on one node, with a stand-in
 // publisher: priority order, FIFO within a priority, batching by executor identity, duplicate
 // rejection, queue timeouts, no publication of an unchanged state, and the pending-tasks view.
+// es-task-order watches every test's trace and must hold, except under the FIFO bug switch; it is
+// also tested on hand-made events for what the real code cannot produce.
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "model/es/ClusterTaskWorkload.h"
 #include "model/es/MasterService.h"
+#include "properties/es_task_order.h"
 #include "sim/network.h"
 #include "sim/sync.h"
 
@@ -29,6 +33,7 @@ class ServiceNode final : public sim::Node {
   sim::Signal gate;  // publications wait for it
   bool failCommit = false;
   std::uint64_t uuids = 100;
+  es::MasterService::QueueOrder queueOrder = es::MasterService::QueueOrder::by_priority;
 
   sim::Task<void> publish(es::ClusterChangedEvent event) {
     published.push_back(event);
@@ -46,7 +51,7 @@ class ServiceNode final : public sim::Node {
     initial->noMasterBlock = false;
     initial->stateUUID = 1;
     state = initial;
-    masterService = std::make_unique<es::MasterService>(*this);
+    masterService = std::make_unique<es::MasterService>(*this, queueOrder);
     masterService->setClusterStateSupplier([this] { return state; });
     masterService->setClusterStatePublisher([this](es::ClusterChangedEvent event) { return publish(std::move(event)); });
     masterService->setStateUuidSupplier([this] { return uuids++; });
@@ -143,9 +148,18 @@ struct Fixture {
   sim::Simulation sim{7};
   ServiceNode& node = sim.add_node<ServiceNode>();
   Outcome outcome;
-  Fixture() {
+  properties::EsTaskOrder taskOrder{sim};
+  bool expectOrderViolated = false;
+  explicit Fixture(es::MasterService::QueueOrder order = es::MasterService::QueueOrder::by_priority) {
+    sim.trace().add_sink(&taskOrder);
+    node.queueOrder = order;
     node.start();
     sim.run_for(1ms);
+  }
+  ~Fixture() {
+    sim.trace().remove_sink(&taskOrder);
+    EXPECT_EQ(taskOrder.verdict(), expectOrderViolated ? properties::Verdict::violated : properties::Verdict::held)
+        << (taskOrder.violations().empty() ? std::string() : taskOrder.violations().front().message);
   }
   es::MasterService& service() { return *node.masterService; }
   // Keeps the master-service thread busy in a publication until release().
@@ -171,6 +185,100 @@ TEST(MasterService, RunsTasksByPriority) {
   }
   f.release();
   EXPECT_EQ(f.outcome.executed, (std::vector<std::string>{"IMMEDIATE", "URGENT", "HIGH", "NORMAL", "LOW", "LANGUID"}));
+  EXPECT_EQ(f.taskOrder.overtakes(), 5U);  // each but LANGUID overtook the tasks queued before it
+}
+
+// The es-master-service-fifo bug switch: insertion order only, and es-task-order says so.
+TEST(MasterService, TheFifoBugSwitchIgnoresPrioritiesAndEsTaskOrderCatchesIt) {
+  Fixture f(es::MasterService::QueueOrder::fifo);
+  f.expectOrderViolated = true;
+  f.hold();
+  for (Priority priority : {Priority::LANGUID, Priority::URGENT}) {
+    std::string name(es::priorityName(priority));
+    f.service().submitStateUpdateTask(name, std::make_shared<RecordingTask>(name, f.outcome, priority));
+  }
+  f.release();
+  EXPECT_EQ(f.outcome.executed, (std::vector<std::string>{"LANGUID", "URGENT"}));
+  ASSERT_EQ(f.taskOrder.violations().size(), 1U);
+  EXPECT_NE(f.taskOrder.violations()[0].message.find("es1 ran #1 (LANGUID) [LANGUID] while #2 (URGENT) waited since"), std::string::npos)
+      << f.taskOrder.violations()[0].message;
+}
+
+TEST(MasterService, CountsTasksBatchesPublicationsAndTheLongestWaitPerPriority) {
+  Fixture f;
+  f.hold();
+  auto executor = std::make_shared<SharedExecutor>(f.outcome);
+  for (const char* key : {"k1", "k2", "k3"}) {
+    f.service().submitStateUpdateTask(key, std::make_shared<KeyTask>(key), es::ClusterStateTaskConfig{Priority::LOW, std::nullopt}, executor,
+                                      std::make_shared<KeyListener>(key, f.outcome));
+  }
+  f.sim.run_for(2s);
+  f.release();
+  const es::MasterServiceStats& stats = f.service().stats();
+  EXPECT_EQ(stats.tasksSubmitted, 4U);  // the blocker and three
+  EXPECT_EQ(stats.batches, 2U);
+  EXPECT_EQ(stats.tasksRun, 4U);
+  EXPECT_EQ(stats.largestBatch, 3U);
+  EXPECT_EQ(stats.publications, 2U);
+  EXPECT_EQ(stats.tasksSubmittedByPriority[static_cast<std::size_t>(Priority::LOW)], 3U);
+  EXPECT_EQ(stats.tasksRunByPriority[static_cast<std::size_t>(Priority::LOW)], 3U);
+  EXPECT_EQ(stats.longestWait[static_cast<std::size_t>(Priority::LOW)], sim::Duration(2s));
+  EXPECT_EQ(stats.longestWait[static_cast<std::size_t>(Priority::IMMEDIATE)], sim::Duration(0));
+}
+
+// The shared workload executor: one new state for a batch, the later write to a key winning, and
+// the same state object back when nothing changes (so nothing is published).
+TEST(PutKeysExecutor, AppliesABatchInOrderAndReturnsTheSameStateWhenNothingChanges) {
+  auto initial = std::make_shared<es::ClusterState>();
+  initial->metadata["a"] = "es1#0";
+  es::PutKeysExecutor executor;
+  es::PutKeyRequest first("b", "es1#1"), second("b", "es1#2"), third("a", "es1#3");
+  es::ClusterTasksResult result = executor.execute(initial, {&first, &second, &third});
+  ASSERT_NE(result.resultingState, initial);
+  EXPECT_EQ(result.resultingState->metadata.at("a"), "es1#3");
+  EXPECT_EQ(result.resultingState->metadata.at("b"), "es1#2");
+  EXPECT_TRUE(result.failures.empty());
+  es::PutKeyRequest same("a", "es1#0");
+  EXPECT_EQ(executor.execute(initial, {&same}).resultingState, initial);
+  EXPECT_EQ(executor.describeTasks({&first, &third}), "b=es1#1, a=es1#3");
+}
+
+// What the real executor cannot do, on hand-made events: a batch that leaves a waiting task of its
+// executor behind, a batch led by an entry that is not waiting, and a crash that empties the queue.
+TEST(EsTaskOrder, JudgesBatchesThatAreNotWholeAndForgetsTheQueueOfACrashedNode) {
+  sim::Simulation sim{1};
+  ServiceNode& node = sim.add_node<ServiceNode>();
+  properties::EsTaskOrder property(sim);
+  sim.trace().add_sink(&property);
+  auto submit = [&](std::uint64_t order, const char* priority, std::uint64_t key) {
+    sim.trace().emit(node.id(), "es.task.submit", {{"insert_order", order}, {"priority", priority}, {"batching_key", key}, {"tasks", std::uint64_t{1}}, {"source", "s"}});
+  };
+  auto batch = [&](std::uint64_t order, const char* priority, std::uint64_t key, std::uint64_t size) {
+    sim.trace().emit(node.id(), "es.task", {{"source", "s"}, {"priority", priority}, {"insert_order", order}, {"batching_key", key}, {"batch", size}});
+  };
+  submit(0, "NORMAL", 1);
+  submit(1, "NORMAL", 1);
+  submit(2, "NORMAL", 2);
+  batch(0, "NORMAL", 1, 2);  // 0 and 1 together: whole
+  EXPECT_EQ(property.verdict(), properties::Verdict::held);
+  batch(2, "NORMAL", 2, 1);
+  EXPECT_EQ(property.verdict(), properties::Verdict::held);
+  submit(3, "NORMAL", 3);
+  submit(4, "NORMAL", 3);
+  batch(3, "NORMAL", 3, 1);  // leaves #4 behind
+  ASSERT_EQ(property.violations().size(), 1U);
+  EXPECT_NE(property.violations()[0].message.find("ran a batch of 1 tasks led by #3 (NORMAL) while 2 tasks of its executor waited"), std::string::npos)
+      << property.violations()[0].message;
+  batch(3, "NORMAL", 3, 1);  // #3 ran already
+  ASSERT_EQ(property.violations().size(), 2U);
+  EXPECT_NE(property.violations()[1].message.find("led by entry #3, which has no waiting task"), std::string::npos);
+
+  submit(5, "LOW", 4);
+  sim.trace().emit(node.id(), "node.crash", {});
+  submit(6, "LANGUID", 5);
+  batch(6, "LANGUID", 5, 1);  // #5 died with the process: no overtake, no violation
+  EXPECT_EQ(property.violations().size(), 2U);
+  sim.trace().remove_sink(&property);
 }
 
 TEST(MasterService, RunsTasksOfOnePriorityInInsertionOrder) {

@@ -139,7 +139,8 @@ INSTANTIATE_TEST_SUITE_P(
                       BugCase{"latch-ignores-connection-loss", Recipe::leader_latch, "latch-single-leader", 60},
                       BugCase{"curator-696-no-owner-check", Recipe::leader_latch, "latch-single-leader", 60},
                       BugCase{"naive-no-anti-jitter", Recipe::naive_master, "naive-master-stable", 30},
-                      BugCase{"ej-no-has-leader-check", Recipe::elasticjob, "job-single-leader", 10}),
+                      BugCase{"ej-no-has-leader-check", Recipe::elasticjob, "job-single-leader", 10},
+                      BugCase{"es-master-service-fifo", Recipe::es_zen, "es-task-order", 250}),
     [](const ::testing::TestParamInfo<BugCase>& info) {
       std::string name = info.param.bug;
       std::replace(name.begin(), name.end(), '-', '_');

@@ -44,7 +44,7 @@ TEST(Registry, BugSwitchesAreTheDocumentedOnes) {
                                       "zk-1208-create-on-closing-session", "zk-watch-not-one-shot", "ej-no-has-leader-check",
                                       "ej-any-node-sets-resharding-flag", "latch-ignores-connection-loss",
                                       "latch-watches-parent", "latch-unprotected-create", "curator-696-no-owner-check",
-                                      "naive-no-anti-jitter", "es-2488-local-elect"}));
+                                      "naive-no-anti-jitter", "es-2488-local-elect", "es-master-service-fifo"}));
 }
 
 TEST(Registry, PropertiesAreTheDocumentedOnes) {
@@ -52,7 +52,7 @@ TEST(Registry, PropertiesAreTheDocumentedOnes) {
             (std::vector<std::string>{"zab-single-leader", "zab-agreement", "ephemeral-cleanup", "watch-once",
                                       "job-single-leader", "full-coverage", "no-double-execution", "eventual-leader",
                                       "es-single-master", "es-state-agreement", "es-eventual-master",
-                                      "naive-master-stable", "model-sanity", "latch-single-leader"}));
+                                      "naive-master-stable", "model-sanity", "latch-single-leader", "es-task-order"}));
 }
 
 TEST(Registry, RecipesMatchTheRecipeEnum) {

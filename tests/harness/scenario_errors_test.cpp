@@ -111,6 +111,8 @@ TEST(ScenarioErrors, BadBooleansAndEnumerations) {
             "s.yaml:4:53: unknown strategy 'odevty' (did you mean 'odevity'?)");
   EXPECT_EQ(error_of(head + "recipe: es-zen\nelasticsearch: {cluster_tasks: {priorities: [NORMAL, normal]}}\n"),
             "s.yaml:4:54: unknown priority 'normal': expected IMMEDIATE, URGENT, HIGH, NORMAL, LOW or LANGUID");
+  EXPECT_EQ(error_of(head + "recipe: es-zen\nelasticsearch: {cluster_tasks: {executor: pooled}}\n"),
+            "s.yaml:4:43: unknown executor 'pooled' for elasticsearch.cluster_tasks.executor: expected per-task or shared");
 }
 
 TEST(ScenarioErrors, UnknownBugSwitchesAndProperties) {

@@ -233,6 +233,7 @@ TEST(ScenarioParser, ElasticsearchDefaultsComeWithTheRecipe) {
   EXPECT_EQ(s.elasticsearch->fd_ping_retries, 3);
   EXPECT_EQ(s.elasticsearch->cluster_tasks.rate, 0);
   EXPECT_EQ(s.elasticsearch->cluster_tasks.priorities, std::vector<EsPriority>{EsPriority::normal});
+  EXPECT_EQ(s.elasticsearch->cluster_tasks.executor, EsTaskExecutor::per_task);
 }
 
 TEST(ScenarioParser, ElasticsearchEveryKey) {
@@ -250,7 +251,7 @@ elasticsearch:
   fd_ping_interval: 2s
   fd_ping_timeout: 5s
   fd_ping_retries: 6
-  cluster_tasks: {rate: 2.5, priorities: [URGENT, LANGUID]}
+  cluster_tasks: {rate: 2.5, priorities: [URGENT, LANGUID], executor: shared}
 faults:
   - {at: 30s, partition: [[es1, es2], [es3, es4, es5]]}
 expect:
@@ -268,6 +269,7 @@ expect:
   EXPECT_EQ(es.fd_ping_retries, 6);
   EXPECT_EQ(es.cluster_tasks.rate, 2.5);
   EXPECT_EQ(es.cluster_tasks.priorities, (std::vector<EsPriority>{EsPriority::urgent, EsPriority::languid}));
+  EXPECT_EQ(es.cluster_tasks.executor, EsTaskExecutor::shared);
   EXPECT_EQ(s.bugs, std::vector<std::string>{"es-2488-local-elect"});
   EXPECT_EQ(s.faults[0].groups[1], (std::vector<std::string>{"es3", "es4", "es5"}));
   EXPECT_EQ(s.expect.fail, std::vector<std::string>{"es-single-master"});

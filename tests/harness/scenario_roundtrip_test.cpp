@@ -106,7 +106,7 @@ TEST(ScenarioWriter, WritesOptionalPartsOnlyWhenPresent) {
   EXPECT_NE(text.find("  max_session_timeout: 40s\n"), std::string::npos) << text;
   EXPECT_EQ(text.find("min_session_timeout"), std::string::npos) << text;
   EXPECT_EQ(text.find("jobs:"), std::string::npos) << text;
-  EXPECT_NE(text.find("  cluster_tasks: {rate: 0.1, priorities: [NORMAL]}\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  cluster_tasks: {rate: 0.1, priorities: [NORMAL], executor: per-task}\n"), std::string::npos) << text;
   EXPECT_NE(text.find("failure:\n  property: es-single-master\n  trace_hash: \"00000000000000ff\"\n"),
             std::string::npos)
       << text;
