@@ -13,6 +13,7 @@
 #include "properties/es_eventual_master.h"
 #include "properties/es_single_master.h"
 #include "properties/es_state_agreement.h"
+#include "properties/es_task_order.h"
 #include "sim/network.h"
 
 namespace estest {
@@ -83,6 +84,7 @@ struct Cluster {
   properties::EsSingleMaster singleMaster;
   properties::EsStateAgreement stateAgreement;
   properties::EsEventualMaster eventualMaster;
+  properties::EsTaskOrder taskOrder;
 
   explicit Cluster(es::EsConfig config, std::uint64_t seed = 1)
       : sim(seed),
@@ -90,18 +92,21 @@ struct Cluster {
         recorder(sim),
         singleMaster(sim),
         stateAgreement(sim),
-        eventualMaster(sim, cluster.nodeIds(), cluster.config().stabilisationTime()) {
+        eventualMaster(sim, cluster.nodeIds(), cluster.config().stabilisationTime()),
+        taskOrder(sim) {
     sim.network().set_latency(1ms, 5ms);
     sim.trace().add_sink(&recorder);
     sim.trace().add_sink(&singleMaster);
     sim.trace().add_sink(&stateAgreement);
     sim.trace().add_sink(&eventualMaster);
+    sim.trace().add_sink(&taskOrder);
   }
   ~Cluster() {
     sim.trace().remove_sink(&recorder);
     sim.trace().remove_sink(&singleMaster);
     sim.trace().remove_sink(&stateAgreement);
     sim.trace().remove_sink(&eventualMaster);
+    sim.trace().remove_sink(&taskOrder);
   }
 
   es::EsNode& node(std::size_t number) { return cluster.node(number); }

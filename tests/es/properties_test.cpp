@@ -201,6 +201,7 @@ struct Outcome {
   Verdict single;
   Verdict agreement;
   Verdict eventual;
+  Verdict order;
   std::string violations;
 };
 
@@ -227,10 +228,11 @@ void scheduleFault(estest::Cluster& c, sim::Instant at, sim::Duration length, st
   healedAt = at + length;  // at the earliest; the run waits for the real heal below
 }
 
-Outcome runWithFaults(std::uint64_t seed, std::size_t nodes, double rate, const std::vector<Priority>& priorities,
+Outcome runWithFaults(std::uint64_t seed, std::size_t nodes, double rate, const std::vector<Priority>& priorities, bool sharedExecutor,
                       const std::vector<FaultSpec>& faults) {
   es::EsConfig config = estest::config(nodes, static_cast<int>(nodes / 2 + 1), rate);
   config.cluster_tasks.priorities = priorities;
+  config.cluster_tasks.sharedExecutor = sharedExecutor;
   estest::Cluster c(config, seed);
   c.cluster.startAll();
   c.sim.run_for(20s);
@@ -283,8 +285,9 @@ Outcome runWithFaults(std::uint64_t seed, std::size_t nodes, double rate, const 
   sim::Instant end = lastFault + config.stabilisationTime() + 10s;
   c.sim.run_until(end);
   c.eventualMaster.finish(properties::RunFacts{end, lastFault, true});
-  Outcome outcome{c.singleMaster.verdict(), c.stateAgreement.verdict(), c.eventualMaster.verdict(), {}};
-  for (const auto* property : std::initializer_list<const properties::Property*>{&c.singleMaster, &c.stateAgreement, &c.eventualMaster}) {
+  Outcome outcome{c.singleMaster.verdict(), c.stateAgreement.verdict(), c.eventualMaster.verdict(), c.taskOrder.verdict(), {}};
+  for (const auto* property :
+       std::initializer_list<const properties::Property*>{&c.singleMaster, &c.stateAgreement, &c.eventualMaster, &c.taskOrder}) {
     for (const properties::Violation& violation : property->violations()) outcome.violations += violation.property + ": " + violation.message + "\n";
   }
   return outcome;
@@ -296,6 +299,7 @@ RC_GTEST_PROP(EsZen1Properties, WithAQuorumOneMasterCommitsAtATimeStatesAgreeAnd
   const double rate = *rc::gen::element(0.5, 1.0, 2.0);
   std::vector<Priority> priorities = *rc::gen::nonEmpty(rc::gen::container<std::vector<Priority>>(
       rc::gen::element(Priority::IMMEDIATE, Priority::URGENT, Priority::HIGH, Priority::NORMAL, Priority::LOW, Priority::LANGUID)));
+  const bool sharedExecutor = *rc::gen::arbitrary<bool>();
   const int count = *rc::gen::inRange(1, 5);
   std::vector<FaultSpec> faults;
   for (int i = 0; i < count; i++) {
@@ -310,13 +314,14 @@ RC_GTEST_PROP(EsZen1Properties, WithAQuorumOneMasterCommitsAtATimeStatesAgreeAnd
     for (std::size_t k = nodes; k > 1; k--) std::swap(fault.nodes[k - 1], fault.nodes[*rc::gen::inRange<std::size_t>(0, k)]);
     faults.push_back(fault);
   }
-  Outcome outcome = runWithFaults(seed, nodes, rate, priorities, faults);
-  RC_LOG() << "seed " << seed << ", " << nodes << " nodes, " << rate << " tasks/s\n";
+  Outcome outcome = runWithFaults(seed, nodes, rate, priorities, sharedExecutor, faults);
+  RC_LOG() << "seed " << seed << ", " << nodes << " nodes, " << rate << " tasks/s" << (sharedExecutor ? ", shared executor" : "") << "\n";
   for (const FaultSpec& fault : faults) RC_LOG() << "  " << fault << "\n";
   RC_LOG() << outcome.violations;
   RC_ASSERT(outcome.single == Verdict::held);
   RC_ASSERT(outcome.agreement == Verdict::held);
   RC_ASSERT(outcome.eventual == Verdict::held);
+  RC_ASSERT(outcome.order == Verdict::held);
 }
 
 }  // namespace
