@@ -82,6 +82,9 @@ const std::vector<Entry>& properties() {
       {"latch-single-leader",
        "Curator LeaderLatch / LeaderSelector: per latch path, no two live, unpaused, connected contenders "
        "believe they lead at once"},
+      {"latch-no-herd",
+       "Curator LeaderLatch / LeaderSelector: contenders watch only their predecessor's node, never the latch's "
+       "children, so a change notifies one contender (source 003's herd effect)"},
       {"es-task-order",
        "each Elasticsearch node's MasterService runs its tasks by priority, then insertion order, and a batch "
        "takes every waiting task of its executor"},

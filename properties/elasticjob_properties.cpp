@@ -103,11 +103,19 @@ void JobSingleLeader::observeZnode(const sim::TraceEvent& event, bool created) {
     leaderOwners_[event.node][job].insert_or_assign(zxid, owner);
     return;
   }
-  if (created && isShardingInstancePath(tail)) judgeSharding(job, zxid, event.node);
+  if (!created) return;
+  if (isShardingInstancePath(tail)) judgeLeaderOnlyWrite(job, zxid, event.node, "the sharding", true);
+  // ShardingService.setReshardingFlag: only the leader since PR #1472 (any instance before it, the
+  // ej-any-node-sets-resharding-flag switch).
+  // A flag set while no leader node exists is not judged: the leader that checked isLeaderUntilBlock
+  // may resign (shutdown's removeLeader) before its create commits, and a flag with no leader only
+  // makes the next leader reshard, which the election does anyway (found by explore, seed 363).
+  if (tail == "leader/sharding/necessary") judgeLeaderOnlyWrite(job, zxid, event.node, "the resharding flag", false);
 }
 
-void JobSingleLeader::judgeSharding(const std::string& job, std::int64_t zxid, sim::NodeId server) {
-  if (!judgedShardings_[job].insert(zxid).second) return;  // one transaction, many items and servers
+void JobSingleLeader::judgeLeaderOnlyWrite(const std::string& job, std::int64_t zxid, sim::NodeId server, std::string_view what,
+                                           bool judgedWithoutLeader) {
+  if (!judgedWrites_[job].insert(zxid).second) return;  // one transaction, many items and servers
   // The server emits zab.commit, then the znode events of that txn.
   auto commit = lastCommit_.find(server);
   ELECTSIM_ASSERT(commit != lastCommit_.end() && commit->second.zxid == zxid);
@@ -119,6 +127,7 @@ void JobSingleLeader::judgeSharding(const std::string& job, std::int64_t zxid, s
   auto after = owners.lower_bound(zxid);
   if (after != owners.begin()) holder = std::prev(after)->second;
   if (holder == writer) return;
+  if (holder == 0 && !judgedWithoutLeader) return;
   // ElasticJob knows a leader by the instance id in the node, not by the session: a process that
   // restarted (same ip@-@pid) while its old session's ephemeral lives on, or that got a new session,
   // is the leader the node names (LeaderService.isLeader), and no other process can believe it leads.
@@ -127,7 +136,7 @@ void JobSingleLeader::judgeSharding(const std::string& job, std::int64_t zxid, s
   if (holder != 0 && holderNode != sessionNodes_.end() && writerNode != sessionNodes_.end() && holderNode->second == writerNode->second) return;
   effectOverlaps_++;
   std::string held = holder == 0 ? std::string("no leader node existed") : "the leader node was held by " + describeSession(holder);
-  violate("effect overlap: the sharding of job " + job + " committed at zxid " + hex(zxid) + " by " + describeSession(writer) +
+  violate("effect overlap: " + std::string(what) + " of job " + job + " committed at zxid " + hex(zxid) + " by " + describeSession(writer) +
           ", while " + held);
 }
 

@@ -4,9 +4,11 @@
 //   belief overlap: per job, two live, unpaused, connected instances both believe they lead at the
 //     end of an instant (job.leader / job.not_leader: what isLeader() would answer; see
 //     leadership_beliefs.h for "live, unpaused, connected");
-//   effect overlap: a sharding transaction (the znode.create events of sharding/{i}/instance, all
-//     at one zxid) committed by a session other than the one owning leader/election/instance just
-//     before that zxid (from the servers' znode.create / znode.delete events and ephemeral owners).
+//   effect overlap: a leader-only write committed by a session other than the one owning
+//     leader/election/instance just before its zxid (from the servers' znode.create / znode.delete
+//     events and ephemeral owners). The leader-only writes: a sharding transaction (the
+//     znode.create events of sharding/{i}/instance, all at one zxid), and since PR #1472 (3.0.x)
+//     the creation of the resharding flag leader/sharding/necessary while a leader node exists.
 // full-coverage (FullCoverage): for each fire time T of a job that is quiet, with ZooKeeper serving
 //   and an enabled instance up: at T + interval - 1 ns every item 0..N-1 is owned (committed tree)
 //   by a live enabled instance, and the executions started for fire T ran every item exactly once.
@@ -47,7 +49,10 @@ class JobSingleLeader final : public Property {
   };
   void judge();
   void observeZnode(const sim::TraceEvent& event, bool created);
-  void judgeSharding(const std::string& job, std::int64_t zxid, sim::NodeId server);
+  // `what` names the write in the report ("the sharding", "the resharding flag");
+  // `judgedWithoutLeader`: whether a write made while no leader node exists is an overlap too.
+  void judgeLeaderOnlyWrite(const std::string& job, std::int64_t zxid, sim::NodeId server, std::string_view what,
+                            bool judgedWithoutLeader);
   std::string describeSession(std::int64_t session) const;
 
   std::string namespacePath_;
@@ -59,7 +64,7 @@ class JobSingleLeader final : public Property {
   std::map<sim::NodeId, Commit> lastCommit_;                         // per server: the last zab.commit
   // server -> job -> zxid -> owner session of leader/election/instance from that zxid on (0: none)
   std::map<sim::NodeId, std::map<std::string, std::map<std::int64_t, std::int64_t>>> leaderOwners_;
-  std::map<std::string, std::set<std::int64_t>> judgedShardings_;   // job -> sharding zxids judged
+  std::map<std::string, std::set<std::int64_t>> judgedWrites_;      // job -> zxids of leader-only writes judged
   std::size_t beliefOverlaps_ = 0;
   std::size_t effectOverlaps_ = 0;
 };

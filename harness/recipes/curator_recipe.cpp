@@ -1,7 +1,7 @@
 // Recipes leader-latch and leader-selector: source 003's Curator recipes (model/curator), one
 // contender per instance i1..iN on the latch path /electsim/latch. Curator promises one leader at a
-// time among contenders that are connected (latch-single-leader) and a leader again once faults
-// heal (eventual-leader).
+// time among contenders that are connected (latch-single-leader), a leader again once faults heal
+// (eventual-leader), and no herd: each contender watches only its predecessor (latch-no-herd).
 #include <nlohmann/json.hpp>
 #include <algorithm>
 #include <type_traits>
@@ -11,6 +11,7 @@
 #include "model/curator/LeaderLatchInstance.h"
 #include "model/curator/LeaderSelectorInstance.h"
 #include "properties/curator_properties.h"
+#include "properties/latch_no_herd.h"
 #include "sim/time.h"
 
 namespace harness {
@@ -53,10 +54,11 @@ class CuratorRecipe final : public RecipeDriver {
     return true;
   }
 
-  std::vector<std::string> promisedProperties() const override { return {"latch-single-leader", "eventual-leader"}; }
+  std::vector<std::string> promisedProperties() const override { return {"latch-single-leader", "latch-no-herd", "eventual-leader"}; }
 
   std::unique_ptr<properties::Property> makeProperty(std::string_view name, Cluster& cluster) override {
     if (name == "latch-single-leader") return std::make_unique<properties::LatchSingleLeader>(cluster.sim());
+    if (name == "latch-no-herd") return std::make_unique<properties::LatchNoHerd>(cluster.sim(), std::string(latch_path));
     return nullptr;
   }
 

@@ -52,7 +52,7 @@ TEST(Registry, PropertiesAreTheDocumentedOnes) {
             (std::vector<std::string>{"zab-single-leader", "zab-agreement", "ephemeral-cleanup", "watch-once",
                                       "job-single-leader", "full-coverage", "no-double-execution", "eventual-leader",
                                       "es-single-master", "es-state-agreement", "es-eventual-master",
-                                      "naive-master-stable", "model-sanity", "latch-single-leader", "es-task-order"}));
+                                      "naive-master-stable", "model-sanity", "latch-single-leader", "latch-no-herd", "es-task-order"}));
 }
 
 TEST(Registry, RecipesMatchTheRecipeEnum) {
