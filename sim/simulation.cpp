@@ -168,12 +168,12 @@ bool Simulation::step() {
 
 void Simulation::run_until(Instant end) {
   stop_requested_ = false;
-  while (!queue_.empty() && !stop_requested_ && queue_.top_time() <= nanos(end)) {
+  Event event;
+  while (!stop_requested_ && queue_.pop_if_not_after(nanos(end), event)) {
     if (events_processed_ >= limits_.max_events) {
       throw LimitExceeded("max-events", "the run reached its limit of " + std::to_string(limits_.max_events) + " events");
     }
     if (--memory_check_countdown_ == 0) [[unlikely]] check_memory();
-    Event event = queue_.pop();
     now_ = Instant{Duration{event.at}};
     dispatch(event);
   }

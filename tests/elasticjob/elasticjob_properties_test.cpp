@@ -114,6 +114,33 @@ TEST(JobSingleLeader, AShardingCommittedByAnotherSessionIsAnEffectOverlap) {
   bench.sim.trace().remove_sink(&property);
 }
 
+// Since PR #1472 only the leader sets the resharding flag: a flag from another instance while the
+// leader holds its node is an effect overlap (ej-any-node-sets-resharding-flag); one set while no
+// leader node exists is not judged (the leader resigned between its check and its create).
+TEST(JobSingleLeader, TheReshardingFlagIsALeaderOnlyWriteWhileALeaderExists) {
+  const std::string flag_path = "/electsim/order-sync/leader/sharding/necessary";
+  Bench bench;
+  properties::JobSingleLeader property(bench.sim, "/electsim");
+  bench.sim.trace().add_sink(&property);
+  bench.start();
+  bench.connected(bench.i1, 100);
+  bench.connected(bench.i2, 200);
+  bench.commit(10, 100, leader_path, true, 100);
+  bench.commit(11, 100, flag_path, true);  // the leader: fine
+  bench.commit(12, 100, flag_path, false);
+  bench.commit(13, 200, flag_path, true);  // i2 while i1 leads: an overlap
+  bench.commit(14, 100, flag_path, false);
+  bench.commit(15, 100, leader_path, false);
+  bench.commit(16, 100, flag_path, true);  // no leader node: not judged
+  bench.advance(1s);
+  EXPECT_EQ(property.effectOverlaps(), 1u);
+  ASSERT_EQ(property.violations().size(), 1u);
+  EXPECT_NE(property.violations()[0].message.find("effect overlap: the resharding flag of job order-sync committed at zxid 0xd by i2"),
+            std::string::npos)
+      << property.violations()[0].message;
+  bench.sim.trace().remove_sink(&property);
+}
+
 TEST(JobSingleLeader, TwoConnectedBelieversAreABeliefOverlapButADisconnectedOneIsNot) {
   Bench bench;
   properties::JobSingleLeader property(bench.sim, "/electsim");

@@ -32,6 +32,27 @@ TEST(EventQueue, PeekingDoesNotForbidEarlierPushes) {
   EXPECT_EQ(queue.pop().sequence, 1u);
 }
 
+TEST(EventQueue, PopsOnlyWhatIsDueAndLeavesTheRestPushable) {
+  sim::EventQueue<TestEvent> queue;
+  TestEvent got{};
+  EXPECT_FALSE(queue.pop_if_not_after(100, got));  // empty
+  queue.push({1000, 0});
+  queue.push({50, 1});
+  ASSERT_TRUE(queue.pop_if_not_after(100, got));
+  EXPECT_EQ(got.sequence, 1u);
+  EXPECT_FALSE(queue.pop_if_not_after(999, got));  // not due: nothing moved
+  queue.push({500, 2});                            // so an earlier push is still allowed
+  ASSERT_TRUE(queue.pop_if_not_after(1000, got));
+  EXPECT_EQ(got.sequence, 2u);
+  queue.push({500, 3});  // equal times go to bucket 0 behind nothing
+  EXPECT_FALSE(queue.pop_if_not_after(499, got));
+  ASSERT_TRUE(queue.pop_if_not_after(500, got));
+  EXPECT_EQ(got.sequence, 3u);
+  ASSERT_TRUE(queue.pop_if_not_after(1000, got));
+  EXPECT_EQ(got.sequence, 0u);
+  EXPECT_TRUE(queue.empty());
+}
+
 TEST(EventQueue, RejectsPushesIntoThePast) {
   sim::EventQueue<TestEvent> queue;
   queue.push({100, 0});
@@ -62,7 +83,13 @@ RC_GTEST_PROP(EventQueue, MatchesAStableSortUnderInterleavedPushAndPop, ()) {
       TestEvent expected = *earliest;
       reference.erase(earliest);
       RC_ASSERT(queue.top_time() == expected.at);
-      TestEvent got = queue.pop();
+      TestEvent got{};
+      if (delay % 2 == 0) {
+        RC_ASSERT(!queue.pop_if_not_after(expected.at - 1, got));  // not due yet: nothing changes
+        RC_ASSERT(queue.pop_if_not_after(expected.at, got));
+      } else {
+        got = queue.pop();
+      }
       RC_ASSERT(got.sequence == expected.sequence);
       now = got.at;
     }
