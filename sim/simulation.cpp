@@ -169,11 +169,19 @@ bool Simulation::step() {
 void Simulation::run_until(Instant end) {
   stop_requested_ = false;
   Event event;
-  while (!stop_requested_ && queue_.pop_if_not_after(nanos(end), event)) {
-    if (events_processed_ >= limits_.max_events) {
-      throw LimitExceeded("max-events", "the run reached its limit of " + std::to_string(limits_.max_events) + " events");
+  while (!stop_requested_) {
+    // The limits are checked before an event leaves the queue, and only when one is due: a limit
+    // that stops the run leaves the queue whole for the teardown that cancels what is pending.
+    bool check = events_processed_ >= limits_.max_events || memory_check_countdown_ == 1;
+    if (check) [[unlikely]] {
+      if (queue_.empty() || queue_.top_time() > nanos(end)) break;
+      if (events_processed_ >= limits_.max_events) {
+        throw LimitExceeded("max-events", "the run reached its limit of " + std::to_string(limits_.max_events) + " events");
+      }
+      check_memory();  // every memory_check_interval events
     }
-    if (--memory_check_countdown_ == 0) [[unlikely]] check_memory();
+    if (!queue_.pop_if_not_after(nanos(end), event)) break;
+    if (!check) memory_check_countdown_--;
     now_ = Instant{Duration{event.at}};
     dispatch(event);
   }
