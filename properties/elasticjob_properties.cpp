@@ -20,11 +20,6 @@ std::optional<std::pair<std::string, std::string_view>> splitJobPath(std::string
 }
 
 // "0x100000005", as zxids and session ids are printed (properties do not depend on the models).
-std::string hex(std::int64_t value) {
-  char text[24];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-  return text;
-}
 
 bool isShardingInstancePath(std::string_view tail) {
   constexpr std::string_view prefix = "sharding/";
@@ -44,10 +39,10 @@ JobSingleLeader::JobSingleLeader(sim::Simulation& sim, std::string namespacePath
 
 void JobSingleLeader::on_event(const sim::TraceEvent& event) {
   beliefs_.observe(event);
+  sessions_.observe(event);
   const std::string_view kind = event.kind;
   if (kind == "client.state") {
-    std::int64_t session = event.integer("session");
-    if (event.text("layer") == "zookeeper" && session != 0 && event.node != sim::no_node) sessionNodes_[session] = event.node;
+    // A connection change can start or end a belief overlap: judged below.
   } else if (kind == "zab.commit") {
     lastCommit_[event.node] = Commit{event.integer("zxid"), event.integer("session")};
     return;
@@ -131,19 +126,12 @@ void JobSingleLeader::judgeLeaderOnlyWrite(const std::string& job, std::int64_t 
   // ElasticJob knows a leader by the instance id in the node, not by the session: a process that
   // restarted (same ip@-@pid) while its old session's ephemeral lives on, or that got a new session,
   // is the leader the node names (LeaderService.isLeader), and no other process can believe it leads.
-  auto holderNode = sessionNodes_.find(holder);
-  auto writerNode = sessionNodes_.find(writer);
-  if (holder != 0 && holderNode != sessionNodes_.end() && writerNode != sessionNodes_.end() && holderNode->second == writerNode->second) return;
+  std::optional<sim::NodeId> holderNode = sessions_.nodeOf(holder);
+  if (holder != 0 && holderNode && holderNode == sessions_.nodeOf(writer)) return;
   effectOverlaps_++;
-  std::string held = holder == 0 ? std::string("no leader node existed") : "the leader node was held by " + describeSession(holder);
-  violate("effect overlap: " + std::string(what) + " of job " + job + " committed at zxid " + hex(zxid) + " by " + describeSession(writer) +
+  std::string held = holder == 0 ? std::string("no leader node existed") : "the leader node was held by " + sessions_.describe(sim(), holder);
+  violate("effect overlap: " + std::string(what) + " of job " + job + " committed at zxid " + formatHex(zxid) + " by " + sessions_.describe(sim(), writer) +
           ", while " + held);
-}
-
-std::string JobSingleLeader::describeSession(std::int64_t session) const {
-  auto found = sessionNodes_.find(session);
-  std::string who = found == sessionNodes_.end() ? std::string("an unknown client") : node_name(found->second);
-  return who + " (session " + hex(session) + ")";
 }
 
 void JobSingleLeader::finish(const RunFacts&) {

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "properties/Property.h"
+#include "properties/client_sessions.h"
 #include "properties/leadership_beliefs.h"
 
 namespace properties {
@@ -53,14 +54,13 @@ class JobSingleLeader final : public Property {
   // `judgedWithoutLeader`: whether a write made while no leader node exists is an overlap too.
   void judgeLeaderOnlyWrite(const std::string& job, std::int64_t zxid, sim::NodeId server, std::string_view what,
                             bool judgedWithoutLeader);
-  std::string describeSession(std::int64_t session) const;
 
   std::string namespacePath_;
   LeadershipBeliefs beliefs_;
   sim::Instant instant_{};
   bool dirty_ = false;
   std::map<std::string, bool> overlapping_;                          // per job: a belief overlap in progress
-  std::map<std::int64_t, sim::NodeId> sessionNodes_;                 // client session -> its process
+  ClientSessions sessions_;                                          // client session -> its process
   std::map<sim::NodeId, Commit> lastCommit_;                         // per server: the last zab.commit
   // server -> job -> zxid -> owner session of leader/election/instance from that zxid on (0: none)
   std::map<sim::NodeId, std::map<std::string, std::map<std::int64_t, std::int64_t>>> leaderOwners_;

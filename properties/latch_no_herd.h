@@ -10,11 +10,11 @@
 // path violates it, once per session. The latch-watches-parent switch violates it.
 #pragma once
 
-#include <map>
 #include <set>
 #include <string>
 
 #include "properties/Property.h"
+#include "properties/client_sessions.h"
 
 namespace properties {
 
@@ -26,8 +26,8 @@ class LatchNoHerd final : public Property {
 
  private:
   std::string latchPath_;
-  std::map<std::int64_t, sim::NodeId> sessionNodes_;  // client session -> its contender (from client.state)
-  std::set<std::int64_t> reported_;                   // sessions already reported
+  ClientSessions sessions_;          // client session -> its contender
+  std::set<std::int64_t> reported_;  // sessions already reported
 };
 
 }  // namespace properties

@@ -78,9 +78,9 @@ class EsRecipe final : public RecipeDriver {
     es::MasterServiceStats stats;
     for (std::size_t number = 1; number <= es_->size(); number++) stats += es_->node(number).masterServiceStats();
     nlohmann::ordered_json masterService;
-    masterService["tasks_submitted"] = stats.tasksSubmitted;
+    masterService["tasks_submitted"] = stats.tasksSubmitted();
     masterService["batches"] = stats.batches;
-    masterService["tasks_run"] = stats.tasksRun;
+    masterService["tasks_run"] = stats.tasksRun();
     masterService["largest_batch"] = stats.largestBatch;
     masterService["publications"] = stats.publications;
     masterService["failed_publications"] = stats.failedPublications;

@@ -2,12 +2,17 @@
 
 namespace es {
 
-ClusterStatePtr PutKeyTask::executeTask(const ClusterStatePtr& currentState) {
-  auto existing = currentState->metadata.find(key_);
-  if (existing != currentState->metadata.end() && existing->second == value_) return currentState;  // no change
-  auto state = builder(*currentState);
-  state->metadata[key_] = value_;
-  return state;
+ClusterStatePtr applyPuts(const ClusterStatePtr& state, const std::vector<const PutKeyRequest*>& requests) {
+  std::shared_ptr<ClusterState> changed;  // built on the first put that changes something
+  for (const PutKeyRequest* request : requests) {
+    const ClusterState& latest = changed ? *changed : *state;
+    auto existing = latest.metadata.find(request->key());
+    if (existing != latest.metadata.end() && existing->second == request->value()) continue;
+    if (!changed) changed = builder(*state);
+    changed->metadata[request->key()] = request->value();
+  }
+  if (!changed) return state;
+  return changed;
 }
 
 void PutKeyTask::onFailure(const std::string& source, const EsException& error) {
@@ -15,20 +20,14 @@ void PutKeyTask::onFailure(const std::string& source, const EsException& error) 
 }
 
 ClusterTasksResult PutKeysExecutor::execute(const ClusterStatePtr& currentState, const std::vector<ClusterStateTask*>& tasks) {
-  ClusterTasksResult result;
-  result.resultingState = currentState;
-  std::shared_ptr<ClusterState> changed;  // built on the first request that changes something
+  std::vector<const PutKeyRequest*> requests;
+  requests.reserve(tasks.size());
   for (ClusterStateTask* task : tasks) {
-    auto* request = dynamic_cast<PutKeyRequest*>(task);
+    auto* request = dynamic_cast<const PutKeyRequest*>(task);
     ELECTSIM_ASSERT_MSG(request != nullptr, "PutKeysExecutor runs only PutKeyRequests");
-    const ClusterState& latest = changed ? *changed : *currentState;
-    auto existing = latest.metadata.find(request->key());
-    if (existing != latest.metadata.end() && existing->second == request->value()) continue;
-    if (!changed) changed = builder(*currentState);
-    changed->metadata[request->key()] = request->value();
+    requests.push_back(request);
   }
-  if (changed) result.resultingState = changed;
-  return result;
+  return ClusterTasksResult{applyPuts(currentState, requests), {}};
 }
 
 void PutKeysExecutor::onFailure(const std::string& source, const EsException& error) {

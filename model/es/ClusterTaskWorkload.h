@@ -17,21 +17,8 @@
 
 namespace es {
 
-class PutKeyTask final : public ClusterStateUpdateTask {
- public:
-  PutKeyTask(std::string key, std::string value, Priority priority) : ClusterStateUpdateTask(priority), key_(std::move(key)), value_(std::move(value)) {}
-  ClusterStatePtr executeTask(const ClusterStatePtr& currentState) override;
-  void onFailure(const std::string& source, const EsException& error) override;
-  std::string describeTask() const override { return key_ + "=" + value_; }
-  const std::string& key() const { return key_; }
-  const std::string& value() const { return value_; }
-
- private:
-  std::string key_;
-  std::string value_;
-};
-
-// A task of the shared executor: only its identity and its key and value.
+// One put: metadata[key] = value. The task object of the shared executor, and what a PutKeyTask
+// carries.
 class PutKeyRequest final : public ClusterStateTask {
  public:
   PutKeyRequest(std::string key, std::string value) : key_(std::move(key)), value_(std::move(value)) {}
@@ -44,8 +31,24 @@ class PutKeyRequest final : public ClusterStateTask {
   std::string value_;
 };
 
-// The batching key of the shared workload: applies a batch's requests in submission order to one
-// new state (the later of two writes to a key wins), and listens to their outcome.
+// Applies the puts in order to one new state (the later of two writes to a key wins); returns
+// `state` itself when none changes anything, so nothing is published.
+ClusterStatePtr applyPuts(const ClusterStatePtr& state, const std::vector<const PutKeyRequest*>& requests);
+
+// The per-task workload: one put that is its own executor and listener (a batch of one).
+class PutKeyTask final : public ClusterStateUpdateTask {
+ public:
+  PutKeyTask(std::string key, std::string value, Priority priority) : ClusterStateUpdateTask(priority), request_(std::move(key), std::move(value)) {}
+  ClusterStatePtr executeTask(const ClusterStatePtr& currentState) override { return applyPuts(currentState, {&request_}); }
+  void onFailure(const std::string& source, const EsException& error) override;
+  std::string describeTask() const override { return request_.describeTask(); }
+
+ private:
+  PutKeyRequest request_;
+};
+
+// The batching key of the shared workload: runs a batch's requests as one applyPuts, and listens to
+// their outcome.
 class PutKeysExecutor final : public ClusterStateTaskExecutor, public ClusterStateTaskListener {
  public:
   ClusterTasksResult execute(const ClusterStatePtr& currentState, const std::vector<ClusterStateTask*>& tasks) override;

@@ -1,6 +1,7 @@
 #include "model/es/MasterService.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "sim/trace.h"
 
@@ -28,9 +29,7 @@ class MasterService::Batcher final : public TaskBatcher {
 };
 
 MasterServiceStats& MasterServiceStats::operator+=(const MasterServiceStats& other) {
-  tasksSubmitted += other.tasksSubmitted;
   batches += other.batches;
-  tasksRun += other.tasksRun;
   largestBatch = std::max(largestBatch, other.largestBatch);
   publications += other.publications;
   failedPublications += other.failedPublications;
@@ -41,6 +40,12 @@ MasterServiceStats& MasterServiceStats::operator+=(const MasterServiceStats& oth
   }
   return *this;
 }
+
+std::uint64_t MasterServiceStats::tasksSubmitted() const {
+  return std::accumulate(tasksSubmittedByPriority.begin(), tasksSubmittedByPriority.end(), std::uint64_t{0});
+}
+
+std::uint64_t MasterServiceStats::tasksRun() const { return std::accumulate(tasksRunByPriority.begin(), tasksRunByPriority.end(), std::uint64_t{0}); }
 
 MasterService::MasterService(sim::Node& node, QueueOrder order)
     : node_(node), threadExecutor_(node, "masterService#updateTask", order), batcher_(std::make_unique<Batcher>(*this, threadExecutor_)) {}
@@ -84,7 +89,6 @@ void MasterService::submitStateUpdateTasks(std::string source, std::vector<TaskA
   }
   std::size_t count = batched.size();
   batcher_->submitTasks(std::move(batched), config.timeout);
-  stats_.tasksSubmitted += count;
   stats_.tasksSubmittedByPriority[static_cast<std::size_t>(config.priority)] += count;
 }
 
@@ -129,7 +133,6 @@ sim::Task<void> MasterService::runTasks(TaskInputs taskInputs) {
   // (TaskBatcher traced the batch's start, es.task.)
   sim::Instant now = node_.sim().now();
   stats_.batches++;
-  stats_.tasksRun += taskInputs.updateTasks.size();
   stats_.largestBatch = std::max<std::uint64_t>(stats_.largestBatch, taskInputs.updateTasks.size());
   for (const auto& task : taskInputs.updateTasks) {
     auto priority = static_cast<std::size_t>(task->priority);

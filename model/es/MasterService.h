@@ -25,9 +25,7 @@ namespace es {
 // What a MasterService did, for the run's report (final.elasticsearch.master_service). The node
 // adds each incarnation's figures to its persistent totals when it stops.
 struct MasterServiceStats {
-  std::uint64_t tasksSubmitted = 0;
   std::uint64_t batches = 0;          // executions of runTasks
-  std::uint64_t tasksRun = 0;         // tasks in those batches
   std::uint64_t largestBatch = 0;
   std::uint64_t publications = 0;     // batches whose new state was committed and applied
   std::uint64_t failedPublications = 0;
@@ -35,7 +33,10 @@ struct MasterServiceStats {
   // batch started: under a backlog, URGENT tasks wait little and LANGUID ones long.
   std::array<sim::Duration, priority_count> longestWait{};
   std::array<std::uint64_t, priority_count> tasksSubmittedByPriority{};
-  std::array<std::uint64_t, priority_count> tasksRunByPriority{};
+  std::array<std::uint64_t, priority_count> tasksRunByPriority{};  // tasks in those batches
+
+  std::uint64_t tasksSubmitted() const;  // over every priority
+  std::uint64_t tasksRun() const;
 
   MasterServiceStats& operator+=(const MasterServiceStats& other);
 };

@@ -4,17 +4,12 @@
 
 #include "properties/elasticjob_properties.h"
 #include "tests/elasticjob/elasticjob_cluster.h"
+#include "tests/support/idle_node.h"
 
 namespace elasticjob_test {
 namespace {
 
-class Dummy final : public sim::Node {
- public:
-  using Node::Node;
-
- protected:
-  void on_start() override {}
-};
+using Dummy = test_support::IdleNode;
 
 struct Bench {
   sim::Simulation sim{1};
@@ -43,45 +38,47 @@ struct Bench {
   void advance(sim::Duration by) { sim.run_for(by); }
 };
 
+// A Bench with job-single-leader subscribed before the processes start.
+struct LeaderBench : Bench {
+  properties::JobSingleLeader property{sim, "/electsim"};
+  LeaderBench() {
+    sim.trace().add_sink(&property);
+    start();
+  }
+  ~LeaderBench() { sim.trace().remove_sink(&property); }
+};
+
 const std::string leader_path = "/electsim/order-sync/leader/election/instance";
 const std::string item0_path = "/electsim/order-sync/sharding/0/instance";
 
 TEST(JobSingleLeader, AShardingCommittedByTheLeaderNodesOwnerIsFine) {
-  Bench bench;
-  properties::JobSingleLeader property(bench.sim, "/electsim");
-  bench.sim.trace().add_sink(&property);
-  bench.start();
+  LeaderBench bench;
+  properties::JobSingleLeader& property = bench.property;
   bench.connected(bench.i1, 100);
   bench.commit(10, 100, leader_path, true, 100);
   bench.commit(11, 100, item0_path, true);
   bench.advance(1s);
   EXPECT_EQ(property.verdict(), properties::Verdict::held);
-  bench.sim.trace().remove_sink(&property);
 }
 
 // ElasticJob knows its leader by the id in the node: the same process on a newer session (a
 // restart with the same ip@-@pid while the old session's node lives on) is that leader.
 TEST(JobSingleLeader, AShardingByTheSameProcessOnANewSessionIsNoOverlap) {
-  Bench bench;
-  properties::JobSingleLeader property(bench.sim, "/electsim");
-  bench.sim.trace().add_sink(&property);
-  bench.start();
+  LeaderBench bench;
+  properties::JobSingleLeader& property = bench.property;
   bench.connected(bench.i1, 100);
   bench.commit(10, 100, leader_path, true, 100);
   bench.connected(bench.i1, 101);  // i1 again, on a new session
   bench.commit(11, 101, item0_path, true);
   bench.advance(1s);
   EXPECT_EQ(property.effectOverlaps(), 0u);
-  bench.sim.trace().remove_sink(&property);
 }
 
 // A server may apply a proposal that is never committed (its fast-forward when it leaves LEADING)
 // and then reload its tree: the sharding is judged against what the server holds after the reload.
 TEST(JobSingleLeader, AnUncommittedDeleteForgottenByAReloadDoesNotCount) {
-  Bench bench;
-  properties::JobSingleLeader property(bench.sim, "/electsim");
-  bench.sim.trace().add_sink(&property);
-  bench.start();
+  LeaderBench bench;
+  properties::JobSingleLeader& property = bench.property;
   bench.connected(bench.i1, 100);
   bench.commit(10, 100, leader_path, true, 100);
   bench.commit(20, 100, leader_path, false);  // applied, never committed
@@ -90,14 +87,11 @@ TEST(JobSingleLeader, AnUncommittedDeleteForgottenByAReloadDoesNotCount) {
   bench.commit(31, 100, item0_path, true);
   bench.advance(1s);
   EXPECT_EQ(property.effectOverlaps(), 0u) << (property.violations().empty() ? "" : property.violations()[0].message);
-  bench.sim.trace().remove_sink(&property);
 }
 
 TEST(JobSingleLeader, AShardingCommittedByAnotherSessionIsAnEffectOverlap) {
-  Bench bench;
-  properties::JobSingleLeader property(bench.sim, "/electsim");
-  bench.sim.trace().add_sink(&property);
-  bench.start();
+  LeaderBench bench;
+  properties::JobSingleLeader& property = bench.property;
   bench.connected(bench.i1, 100);
   bench.connected(bench.i2, 200);
   bench.commit(10, 100, leader_path, true, 100);
@@ -111,7 +105,6 @@ TEST(JobSingleLeader, AShardingCommittedByAnotherSessionIsAnEffectOverlap) {
   EXPECT_NE(property.violations()[0].message.find("effect overlap"), std::string::npos);
   EXPECT_NE(property.violations()[0].message.find("i2"), std::string::npos);
   EXPECT_NE(property.violations()[1].message.find("no leader node existed"), std::string::npos);
-  bench.sim.trace().remove_sink(&property);
 }
 
 // Since PR #1472 only the leader sets the resharding flag: a flag from another instance while the
@@ -119,10 +112,8 @@ TEST(JobSingleLeader, AShardingCommittedByAnotherSessionIsAnEffectOverlap) {
 // leader node exists is not judged (the leader resigned between its check and its create).
 TEST(JobSingleLeader, TheReshardingFlagIsALeaderOnlyWriteWhileALeaderExists) {
   const std::string flag_path = "/electsim/order-sync/leader/sharding/necessary";
-  Bench bench;
-  properties::JobSingleLeader property(bench.sim, "/electsim");
-  bench.sim.trace().add_sink(&property);
-  bench.start();
+  LeaderBench bench;
+  properties::JobSingleLeader& property = bench.property;
   bench.connected(bench.i1, 100);
   bench.connected(bench.i2, 200);
   bench.commit(10, 100, leader_path, true, 100);
@@ -138,14 +129,11 @@ TEST(JobSingleLeader, TheReshardingFlagIsALeaderOnlyWriteWhileALeaderExists) {
   EXPECT_NE(property.violations()[0].message.find("effect overlap: the resharding flag of job order-sync committed at zxid 0xd by i2"),
             std::string::npos)
       << property.violations()[0].message;
-  bench.sim.trace().remove_sink(&property);
 }
 
 TEST(JobSingleLeader, TwoConnectedBelieversAreABeliefOverlapButADisconnectedOneIsNot) {
-  Bench bench;
-  properties::JobSingleLeader property(bench.sim, "/electsim");
-  bench.sim.trace().add_sink(&property);
-  bench.start();
+  LeaderBench bench;
+  properties::JobSingleLeader& property = bench.property;
   bench.connected(bench.i1, 100);
   bench.connected(bench.i2, 200);
   bench.sim.trace().emit(bench.i1.id(), "job.leader", {{"job", "order-sync"}, {"id", "a"}});
@@ -160,7 +148,6 @@ TEST(JobSingleLeader, TwoConnectedBelieversAreABeliefOverlapButADisconnectedOneI
   bench.sim.trace().emit(bench.i1.id(), "job.not_leader", {{"job", "order-sync"}, {"id", "a"}});
   bench.advance(1s);
   EXPECT_EQ(property.beliefOverlaps(), 1u);
-  bench.sim.trace().remove_sink(&property);
 }
 
 TEST(NoDoubleExecution, OverlappingExecutionsOnTwoInstancesOnly) {
@@ -187,7 +174,6 @@ TEST(NoDoubleExecution, OverlappingExecutionsOnTwoInstancesOnly) {
   end(bench.i1, 0);
   start(bench.i2, 0);
   EXPECT_EQ(property.violations().size(), 1u);
-  bench.sim.trace().remove_sink(&property);
 }
 
 TEST(FullCoverage, JudgesQuietFiresAgainstTheCommittedAssignmentAndTheExecutions) {
@@ -225,7 +211,6 @@ TEST(FullCoverage, JudgesQuietFiresAgainstTheCommittedAssignmentAndTheExecutions
   ASSERT_EQ(property.violations().size(), 2u);
   EXPECT_NE(property.violations()[1].message.find("item 1 has no owner"), std::string::npos);
   EXPECT_EQ(property.verdict(), properties::Verdict::violated);
-  bench.sim.trace().remove_sink(&property);
 }
 
 TEST(FullCoverage, NotJudgedWhenNeverQuiet) {
@@ -236,7 +221,6 @@ TEST(FullCoverage, NotJudgedWhenNeverQuiet) {
   bench.start();
   bench.sim.run_until(sim::epoch + 30s);
   EXPECT_EQ(property.verdict(), properties::Verdict::not_judged);
-  bench.sim.trace().remove_sink(&property);
 }
 
 // ---- each property violated by a whole scenario, and held without the cause ----

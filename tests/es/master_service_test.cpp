@@ -14,6 +14,7 @@
 #include "properties/es_task_order.h"
 #include "sim/network.h"
 #include "sim/sync.h"
+#include "tests/support/idle_node.h"
 
 namespace {
 
@@ -215,9 +216,9 @@ TEST(MasterService, CountsTasksBatchesPublicationsAndTheLongestWaitPerPriority) 
   f.sim.run_for(2s);
   f.release();
   const es::MasterServiceStats& stats = f.service().stats();
-  EXPECT_EQ(stats.tasksSubmitted, 4U);  // the blocker and three
+  EXPECT_EQ(stats.tasksSubmitted(), 4U);  // the blocker and three
   EXPECT_EQ(stats.batches, 2U);
-  EXPECT_EQ(stats.tasksRun, 4U);
+  EXPECT_EQ(stats.tasksRun(), 4U);
   EXPECT_EQ(stats.largestBatch, 3U);
   EXPECT_EQ(stats.publications, 2U);
   EXPECT_EQ(stats.tasksSubmittedByPriority[static_cast<std::size_t>(Priority::LOW)], 3U);
@@ -247,7 +248,7 @@ TEST(PutKeysExecutor, AppliesABatchInOrderAndReturnsTheSameStateWhenNothingChang
 // executor behind, a batch led by an entry that is not waiting, and a crash that empties the queue.
 TEST(EsTaskOrder, JudgesBatchesThatAreNotWholeAndForgetsTheQueueOfACrashedNode) {
   sim::Simulation sim{1};
-  ServiceNode& node = sim.add_node<ServiceNode>();
+  test_support::IdleNode& node = sim.add_node<test_support::IdleNode>("es1");
   properties::EsTaskOrder property(sim);
   sim.trace().add_sink(&property);
   auto submit = [&](std::uint64_t order, const char* priority, std::uint64_t key) {

@@ -8,6 +8,7 @@
 #include <ostream>
 
 #include "es_test_support.h"
+#include "tests/support/idle_node.h"
 
 namespace {
 
@@ -17,13 +18,7 @@ using properties::Verdict;
 
 // ---- the definitions, on hand-made traces ----
 
-class Dummy final : public sim::Node {
- public:
-  Dummy(sim::Simulation& sim, std::string name) : Node(sim, std::move(name)) {}
-
- protected:
-  void on_start() override {}
-};
+using Dummy = test_support::IdleNode;
 
 struct Trace {
   sim::Simulation sim{1};

@@ -4,18 +4,13 @@
 
 #include "properties/zookeeper_hygiene.h"
 #include "sim/node.h"
+#include "tests/support/idle_node.h"
 
 namespace {
 
 using namespace std::chrono_literals;
 
-class Dummy final : public sim::Node {
- public:
-  using Node::Node;
-
- protected:
-  void on_start() override {}
-};
+using Dummy = test_support::IdleNode;
 
 struct Bench {
   sim::Simulation sim{1};
