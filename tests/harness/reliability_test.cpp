@@ -109,6 +109,23 @@ TEST(HostileInput, AFileThatIsNotUtf8IsAnErrorAtTheBadByte) {
   EXPECT_EQ(error_of("name: a\ndescription: \xF0\x9F\x98\x80 ok\nduration: 1s\n"), "no error");  // four bytes, one character
 }
 
+// Found by fuzz_scenario_parser: a NUL inside a description was accepted, and the writer emitted it
+// in a form that did not read back the same. YAML allows no control characters but TAB, LF and CR.
+TEST(HostileInput, AControlCharacterIsAnErrorAtItsPlace) {
+  auto error_of = [](const std::string& text) {
+    try {
+      harness::parse_scenario_text(text, "n.yaml");
+    } catch (const harness::ScenarioError& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of(std::string("name: a\ndescription: LEA\0NG\nduration: 1s\n", 41)),
+            "n.yaml:2:17: the file has the control character 0x00, which YAML does not allow");
+  EXPECT_EQ(error_of("name: a\x7F\nduration: 1s\n"), "n.yaml:1:8: the file has the control character 0x7F, which YAML does not allow");
+  EXPECT_EQ(error_of("name: a\r\nduration:\t1s\n"), "no error");  // CR and TAB are fine
+}
+
 // Found by fuzz_scenario_parser: yaml-cpp's LoadAll loops forever, allocating, on a document that
 // starts with a stray comma.
 TEST(HostileInput, AStrayCommaIsAnErrorNotAHang) {
