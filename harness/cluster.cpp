@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "harness/platform.h"
 #include "harness/recipe.h"
 #include "harness/workload.h"
 #include "sim/network.h"
@@ -20,9 +21,17 @@ zk::ZkBugs zookeeper_bugs(const Scenario& scenario) {
   return bugs;
 }
 
-Cluster::Cluster(const Scenario& scenario, std::uint64_t seed, const sim::SimulationLimits& limits)
-    : scenario_(scenario), sim_(std::make_unique<sim::Simulation>(seed, limits)) {
+Cluster::Cluster(const Scenario& scenario, std::uint64_t seed, const sim::SimulationLimits& limits, ClusterPlatform* platform)
+    : scenario_(scenario), sim_(std::make_unique<sim::Simulation>(seed, limits)), platform_(platform) {
   sim_->network().set_latency(scenario.network.latency_min, scenario.network.latency_max);
+  if (platform_ != nullptr) {
+    ELECTSIM_ASSERT(scenario.recipe != Recipe::es_zen);
+    for (sim::Node* server : platform_->addServers(*sim_, scenario)) {
+      registerNode(server->name(), *server);
+      servers_.push_back(server->id());
+    }
+    return;
+  }
   if (scenario.recipe != Recipe::es_zen) {
     zk::QuorumPeerConfig config;
     config.tick_time = scenario.zookeeper.tick_time;
@@ -32,6 +41,7 @@ Cluster::Cluster(const Scenario& scenario, std::uint64_t seed, const sim::Simula
     if (scenario.zookeeper.max_session_timeout) config.max_session_timeout = *scenario.zookeeper.max_session_timeout;
     config.bugs = zookeeper_bugs(scenario);
     ensemble_ = std::make_unique<zk::Ensemble>(*sim_, static_cast<std::size_t>(scenario.zookeeper.servers), config);
+    servers_ = ensemble_->nodes();
     for (zk::ServerId sid = 1; sid <= scenario.zookeeper.servers; sid++) {
       zk::QuorumPeer& server = ensemble_->server(sid);
       registerNode(server.name(), server);
@@ -50,7 +60,13 @@ Cluster::Cluster(const Scenario& scenario, std::uint64_t seed, const sim::Simula
 
 Cluster::~Cluster() = default;
 
-const std::vector<sim::NodeId>& Cluster::zookeeperServers() const { return ensemble_ ? ensemble_->nodes() : no_servers_; }
+std::shared_ptr<zk::ZookeeperFactory> Cluster::zookeeperFactory() const { return platform_ ? platform_->zookeeperFactory() : nullptr; }
+
+std::optional<zk::ServerId> Cluster::zookeeperLeader() const {
+  if (ensemble_) return ensemble_->leader();
+  if (platform_) return platform_->zookeeperLeader();
+  return std::nullopt;
+}
 
 bool Cluster::hasBug(std::string_view name) const {
   return std::find(scenario_.bugs.begin(), scenario_.bugs.end(), name) != scenario_.bugs.end();
@@ -121,6 +137,11 @@ void Cluster::applyFault(const Fault& fault, RecipeDriver& driver) {
   sim::NodeId target = fault.node.empty() ? sim::no_node : node(fault.node).id();
   sim.trace().emit(target, kind, {{"target", fault.node}, {"from", fault.from}, {"to", fault.to}});
   sim::Network& network = sim.network();
+  // In live mode the simulated network carries nothing, but its reachability is the truth the
+  // platform makes the real links follow.
+  bool network_fault = fault.kind == FaultKind::partition || fault.kind == FaultKind::isolate || fault.kind == FaultKind::bridge ||
+                       fault.kind == FaultKind::drop || fault.kind == FaultKind::heal;
+  if (network_fault && platform_ != nullptr) sim.schedule_callback(sim.now(), sim::no_node, [this] { platform_->networkChanged(sim_->network().reachability()); });
   switch (fault.kind) {
     case FaultKind::crash:
       if (node(fault.node).up()) node(fault.node).crash();

@@ -5,30 +5,41 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "harness/scenario.h"
 #include "model/zk/Ensemble.h"
+#include "model/zk/client/ZooKeeper.h"
 #include "sim/node.h"
 #include "sim/simulation.h"
 
 namespace harness {
 
+class ClusterPlatform;
 class RecipeDriver;
 
 class Cluster {
  public:
-  Cluster(const Scenario& scenario, std::uint64_t seed, const sim::SimulationLimits& limits);
+  // With a platform (live mode), the servers and connections are the platform's; without, simulated.
+  Cluster(const Scenario& scenario, std::uint64_t seed, const sim::SimulationLimits& limits, ClusterPlatform* platform = nullptr);
   ~Cluster();
   Cluster(const Cluster&) = delete;
 
   sim::Simulation& sim() { return *sim_; }
   const Scenario& scenario() const { return scenario_; }
-  // The ensemble, except with recipe es-zen (no ZooKeeper).
+  // The simulated ensemble, except with recipe es-zen (no ZooKeeper) and in live mode.
   zk::Ensemble* ensemble() { return ensemble_.get(); }
-  const std::vector<sim::NodeId>& zookeeperServers() const;  // every client's connect string
+  ClusterPlatform* platform() const { return platform_; }
+  // There are ZooKeeper servers (simulated or real).
+  bool hasZooKeeper() const { return !servers_.empty(); }
+  const std::vector<sim::NodeId>& zookeeperServers() const { return servers_; }  // every client's connect string
+  // The handles' factory: null for simulated handles.
+  std::shared_ptr<zk::ZookeeperFactory> zookeeperFactory() const;
+  // The established ZooKeeper leader now (simulated or as the platform observes it).
+  std::optional<zk::ServerId> zookeeperLeader() const;
   bool hasBug(std::string_view name) const;
 
   // Registers a node under its scenario name (i1, es2, w1 ...), so faults can find it.
@@ -52,7 +63,8 @@ class Cluster {
   Scenario scenario_;
   std::unique_ptr<sim::Simulation> sim_;
   std::unique_ptr<zk::Ensemble> ensemble_;
-  std::vector<sim::NodeId> no_servers_;
+  ClusterPlatform* platform_ = nullptr;
+  std::vector<sim::NodeId> servers_;
   std::map<std::string, sim::Node*, std::less<>> nodes_;
 };
 

@@ -1,10 +1,13 @@
 #include "harness/runner.h"
 
+#include "harness/platform.h"
+
 #include <algorithm>
 #include <chrono>
 #include <set>
 
 #include "harness/cluster.h"
+#include "harness/platform.h"
 #include "harness/property_factory.h"
 #include "harness/recipe.h"
 #include "properties/eventual_leader.h"
@@ -68,6 +71,7 @@ std::vector<std::string> judged_properties(const Scenario& scenario, const Recip
 }
 
 nlohmann::ordered_json zookeeperFinal(Cluster& cluster) {
+  if (cluster.platform() != nullptr) return cluster.platform()->zookeeperFinal();
   nlohmann::ordered_json zookeeper;
   zk::Ensemble* ensemble = cluster.ensemble();
   std::optional<zk::ServerId> leader = ensemble->leader();
@@ -104,7 +108,7 @@ void scheduleEventualLeader(Cluster& cluster, RecipeDriver& driver, properties::
     });
   };
   sim::Instant last_fault = cluster.lastFault();
-  if (cluster.ensemble() == nullptr) {
+  if (!cluster.hasZooKeeper()) {
     sample_recipe_at(last_fault, "the last fault");
     return;
   }
@@ -120,7 +124,7 @@ void scheduleEventualLeader(Cluster& cluster, RecipeDriver& driver, properties::
                                                                                                  defaults.max_notification_interval));
       *deadline = last_fault + *zookeeper_bound;
     }
-    if (cluster.ensemble()->leader()) {
+    if (cluster.zookeeperLeader()) {
       std::string at = sim::format_instant(sim.now());
       sample_recipe_at(sim.now(), sim.now() == last_fault ? "the last fault (" + at + ")" : "ZooKeeper had a leader again (" + at + ")");
       return;
@@ -197,7 +201,7 @@ RunResult runScenario(const Scenario& scenario, const RunOptions& options) {
   // a run before it has a simulation to speak of: a finding all the same, at time zero.
   std::unique_ptr<Cluster> made;
   try {
-    made = std::make_unique<Cluster>(scenario, result.seed, options.limits);
+    made = std::make_unique<Cluster>(scenario, result.seed, options.limits, options.platform);
   } catch (const sim::LimitExceeded& limit) {
     return stopped_while_made(scenario, std::move(result), limit, wall_start);
   }
@@ -227,6 +231,11 @@ RunResult runScenario(const Scenario& scenario, const RunOptions& options) {
     for (sim::TraceSink* sink : options.sinks) sim.trace().add_sink(sink);
     if (options.message_describer != nullptr) sim.network().trace_messages(options.message_describer);
     for (const std::string& name : judged_properties(scenario, *driver, options)) {
+      if (auto why = options.unjudgeable.find(name); why != options.unjudgeable.end()) {
+        result.properties[name] = properties::Verdict::not_judged;
+        result.not_judged_why[name] = why->second;
+        continue;
+      }
       std::unique_ptr<properties::Property> checker = makeProperty(name, cluster, *driver);
       if (!checker) {
         result.properties[name] = properties::Verdict::not_judged;
@@ -243,7 +252,11 @@ RunResult runScenario(const Scenario& scenario, const RunOptions& options) {
     }
     if (options.test_hook) options.test_hook(sim);
 
-    sim.run_until(end);
+    if (options.run_loop) {
+      options.run_loop(sim, end);
+    } else {
+      sim.run_until(end);
+    }
   } catch (const sim::AssertionFailure& failure) {
     result.finding = std::string(failure.what()) + " (on " + failure_place(sim) + ", seed " + std::to_string(result.seed) + ")";
   } catch (const sim::LimitExceeded& limit) {
@@ -280,8 +293,8 @@ RunResult runScenario(const Scenario& scenario, const RunOptions& options) {
                              std::string(properties::verdict_name(result.properties[name])));
     }
   }
-  if (scenario.expect.zookeeper_leader && built && cluster.ensemble() != nullptr) {
-    std::optional<zk::ServerId> leader = cluster.ensemble()->leader();
+  if (scenario.expect.zookeeper_leader && built && cluster.hasZooKeeper()) {
+    std::optional<zk::ServerId> leader = cluster.zookeeperLeader();
     std::string actual = leader ? "zk" + std::to_string(*leader) : "none";
     if (actual != *scenario.expect.zookeeper_leader) {
       result.unmet.push_back("the ZooKeeper leader at the end was expected to be " + *scenario.expect.zookeeper_leader + " but is " + actual);
@@ -298,7 +311,7 @@ RunResult runScenario(const Scenario& scenario, const RunOptions& options) {
   result.events = sim.events_processed();
   result.sim_seconds = std::chrono::duration<double>(sim.now().time_since_epoch()).count();
   result.trace_hash = sim.trace().hash();
-  if (built && cluster.ensemble() != nullptr) result.final["zookeeper"] = zookeeperFinal(cluster);
+  if (built && cluster.hasZooKeeper()) result.final["zookeeper"] = zookeeperFinal(cluster);
   if (built) driver->reportFinal(cluster, result.final);
   sim.trace().remove_sink(timeline.get());
   sim.trace().remove_sink(trace_file.get());
@@ -319,6 +332,11 @@ nlohmann::ordered_json toJson(const RunResult& result) {
   nlohmann::ordered_json verdicts = nlohmann::ordered_json::object();
   for (const auto& [name, verdict] : result.properties) verdicts[name] = properties::verdict_name(verdict);
   json["properties"] = verdicts;
+  if (!result.not_judged_why.empty()) {
+    nlohmann::ordered_json why = nlohmann::ordered_json::object();
+    for (const auto& [name, reason] : result.not_judged_why) why[name] = reason;
+    json["not_judged"] = why;
+  }
   nlohmann::ordered_json violations = nlohmann::ordered_json::array();
   for (const properties::Violation& violation : result.violations) {
     violations.push_back({{"property", violation.property}, {"time", sim::format_instant(violation.time)}, {"message", violation.message}});

@@ -18,6 +18,8 @@
 
 namespace harness {
 
+class ClusterPlatform;
+
 struct RunOptions {
   std::optional<std::uint64_t> seed;       // overrides the scenario's
   std::ostream* trace_out = nullptr;       // JSON Lines of every event
@@ -32,6 +34,12 @@ struct RunOptions {
   // Test-only: called once the cluster is built and its starts and faults are scheduled, just before
   // the run starts (tests use it to plant a failing assertion or a nondeterminism).
   std::function<void(sim::Simulation&)> test_hook;
+  // Live mode: the platform with the real servers (null: simulated), and the loop that runs the
+  // simulation up to the end (null: sim.run_until(end), as fast as possible in virtual time).
+  ClusterPlatform* platform = nullptr;
+  std::function<void(sim::Simulation&, sim::Instant end)> run_loop;
+  // Properties that cannot be judged (live mode: they need the servers' internal events), with why.
+  std::map<std::string, std::string> unjudgeable;
 };
 
 struct TimelineEntry {
@@ -56,6 +64,8 @@ struct RunResult {
   std::optional<std::string> limit;
   nlohmann::ordered_json final;
   std::vector<TimelineEntry> timeline;
+  // Properties that were not judged, and why (live mode).
+  std::map<std::string, std::string> not_judged_why;
 };
 
 RunResult runScenario(const Scenario& scenario, const RunOptions& options);

@@ -6,7 +6,7 @@ WorkloadClient::WorkloadClient(sim::Simulation& sim, std::string name, std::vect
     : Node(sim, std::move(name)), servers_(std::move(servers)), config_(std::move(config)) {}
 
 void WorkloadClient::on_start() {
-  zk_ = std::make_unique<zk::ZooKeeper>(*this, servers_, config_.session_timeout, zk::Watcher{},
+  zk_ = std::make_unique<zk::SimulatedZooKeeper>(*this, servers_, config_.session_timeout, zk::Watcher{},
                                         sim().random().seed_for(name() + "/" + std::to_string(starts())));
   spawn(run());
 }
@@ -28,7 +28,7 @@ sim::Task<void> WorkloadClient::run() {
     co_await sim().sleep(config_.write_interval);
     if (zk_->closed()) {
       // The session expired: a new handle, as an application would make.
-      zk_ = std::make_unique<zk::ZooKeeper>(*this, servers_, config_.session_timeout, zk::Watcher{},
+      zk_ = std::make_unique<zk::SimulatedZooKeeper>(*this, servers_, config_.session_timeout, zk::Watcher{},
                                             sim().random().seed_for(name() + "/" + std::to_string(writes_)));
       created = false;
       last_ephemeral.clear();

@@ -59,7 +59,7 @@ class ScriptedClient final : public sim::Node {
 
  protected:
   void on_start() override {
-    zk_ = std::make_unique<zk::ZooKeeper>(*this, servers_, timeout_, [](const zk::WatchedEvent&) {}, sim().random().seed_for(name()));
+    zk_ = std::make_unique<zk::SimulatedZooKeeper>(*this, servers_, timeout_, [](const zk::WatchedEvent&) {}, sim().random().seed_for(name()));
     if (script_) spawn(script_(*this));
   }
   void on_stop() override { zk_.reset(); }

@@ -252,6 +252,7 @@ void Simulation::set_paused(NodeId id, bool paused) {
   NodeRuntime& runtime = runtime_[id];
   if (runtime.paused == paused) return;
   runtime.paused = paused;
+  if (pause_observer_ != nullptr) pause_observer_->node_paused(id, paused);
   if (paused) return;
   // Everything that came due during the pause fires now, in its original order.
   std::vector<Event> deferred = std::move(runtime.deferred);

@@ -13,6 +13,7 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,15 @@ class LimitExceeded : public std::runtime_error {
 
  private:
   std::string limit_;
+};
+
+// Told when a node is paused or resumed (live mode silences the real connections of a paused node).
+class PauseObserver {
+ public:
+  virtual void node_paused(NodeId node, bool paused) = 0;
+
+ protected:
+  ~PauseObserver() = default;
 };
 
 class Simulation {
@@ -135,6 +145,13 @@ class Simulation {
   void run_for(Duration duration) { run_until(now_ + duration); }
   // Runs one event; false when the queue is empty.
   bool step();
+  // When the next queued event is due (live mode's real-time loop sleeps until then).
+  std::optional<Instant> next_event_time() const {
+    if (queue_.empty()) return std::nullopt;
+    return Instant{Duration{queue_.top_time()}};
+  }
+  // At most one observer; null removes it. Not owned.
+  void set_pause_observer(PauseObserver* observer) { pause_observer_ = observer; }
   void request_stop() { stop_requested_ = true; }
   bool stop_requested() const { return stop_requested_; }
   std::uint64_t events_processed() const { return events_processed_; }
@@ -220,6 +237,7 @@ class Simulation {
   std::vector<NodeRuntime> runtime_;
   NodeId current_node_ = no_node;
   bool stop_requested_ = false;
+  PauseObserver* pause_observer_ = nullptr;
   bool tearing_down_ = false;
   std::exception_ptr failure_;
   NodeId failure_node_ = no_node;

@@ -41,6 +41,7 @@ class CuratorRecipe final : public RecipeDriver {
       std::string name = "i" + std::to_string(number);
       auto& contender = cluster.sim().add_node<Contender>(name, instance_id(scenario, number), cluster.zookeeperServers(),
                                                           scenario.clients.session_timeout, bugs, std::string(latch_path));
+      contender.config().zookeeperFactory = cluster.zookeeperFactory();
       cluster.registerNode(name, contender);
       contenders_.push_back(&contender);
     }

@@ -46,6 +46,7 @@ class ElasticJobRecipe final : public RecipeDriver {
     zookeeper.serverLists = cluster.zookeeperServers();
     zookeeper.nameSpace = std::string(name_space);
     zookeeper.sessionTimeoutMilliseconds = scenario.clients.session_timeout;
+    zookeeper.zookeeperFactory = cluster.zookeeperFactory();
     elasticjob::ElasticJobInstanceConfig config;
     config.zookeeper = zookeeper;
     for (const JobConfig& job : scenario.jobs) config.jobs.push_back(job_settings(job));

@@ -17,7 +17,8 @@ CuratorFramework::CuratorFramework(sim::Node& node, std::vector<sim::NodeId> ser
       random_(sim::derive_seed(seed, "protection")),
       retryPolicy_(config.baseSleepTime, config.maxRetries, config.maxSleep, sim::derive_seed(seed, "retry")),
       client_(node, std::move(servers), config.sessionTimeout, sim::derive_seed(seed, "zookeeper"),
-              [this](std::int64_t instanceIndex, const zk::WatchedEvent& event) { processEvent(instanceIndex, event); }),
+              [this](std::int64_t instanceIndex, const zk::WatchedEvent& event) { processEvent(instanceIndex, event); },
+              config.zookeeperFactory),
       connectionStateManager_(client_, config.simulatedSessionExpirationPercent),
       backgroundWake_(node.sim()),
       background_(node.sim(), node.id()) {

@@ -65,6 +65,9 @@ struct CuratorFrameworkConfig {
   sim::Duration maxSleep = ExponentialBackoffRetry::DEFAULT_MAX_SLEEP;
   ConnectionStateErrorPolicy connectionStateErrorPolicy = ConnectionStateErrorPolicy::standard;
   int simulatedSessionExpirationPercent = 100;
+  // CuratorFrameworkFactory.Builder.zookeeperFactory: null makes simulated handles (the model's
+  // client); live mode gives live::LiveZookeeperFactory (the C client against a real ensemble).
+  std::shared_ptr<zk::ZookeeperFactory> zookeeperFactory;
 };
 
 // Foreground (callWithRetry) or background (inBackground(callback)).

@@ -3,12 +3,13 @@
 namespace curator {
 
 CuratorZookeeperClient::CuratorZookeeperClient(sim::Node& node, std::vector<sim::NodeId> servers, sim::Duration sessionTimeout,
-                                               std::uint64_t seed, ParentWatcher parent)
+                                               std::uint64_t seed, ParentWatcher parent, std::shared_ptr<zk::ZookeeperFactory> factory)
     : node_(node),
       servers_(std::move(servers)),
       sessionTimeout_(sessionTimeout),
       seed_(seed),
       parent_(std::move(parent)),
+      factory_(factory ? std::move(factory) : std::make_shared<zk::SimulatedZookeeperFactory>()),
       closers_(node.sim(), node.id()) {
   ELECTSIM_ASSERT(!servers_.empty());
   ELECTSIM_ASSERT(sessionTimeout_ > sim::Duration::zero());
@@ -48,7 +49,7 @@ void CuratorZookeeperClient::reset() {
   isConnected_ = false;
   if (!handles_.empty() && !handles_.back()->closed()) closers_.spawn(handles_.back()->close());
   std::int64_t index = instanceIndex_;
-  handles_.push_back(std::make_unique<zk::ZooKeeper>(
+  handles_.push_back(factory_->newZooKeeper(
       node_, servers_, sessionTimeout_, [this, index](const zk::WatchedEvent& event) { process(index, event); },
       sim::derive_seed(seed_, static_cast<std::uint64_t>(index))));
   ELECTSIM_ASSERT(static_cast<std::int64_t>(handles_.size()) == instanceIndex_);

@@ -34,8 +34,9 @@ class CuratorZookeeperClient {
   using ParentWatcher = std::function<void(std::int64_t instanceIndex, const zk::WatchedEvent& event)>;
   static constexpr std::size_t handles_max = 100'000;  // one per session the client ever had
 
+  // A null `factory` makes simulated handles.
   CuratorZookeeperClient(sim::Node& node, std::vector<sim::NodeId> servers, sim::Duration sessionTimeout, std::uint64_t seed,
-                         ParentWatcher parent);
+                         ParentWatcher parent, std::shared_ptr<zk::ZookeeperFactory> factory = nullptr);
   ~CuratorZookeeperClient();
   CuratorZookeeperClient(const CuratorZookeeperClient&) = delete;
   CuratorZookeeperClient& operator=(const CuratorZookeeperClient&) = delete;
@@ -67,6 +68,7 @@ class CuratorZookeeperClient {
   sim::Duration sessionTimeout_;
   std::uint64_t seed_;
   ParentWatcher parent_;
+  std::shared_ptr<zk::ZookeeperFactory> factory_;
   bool started_ = false;
   bool isConnected_ = false;
   std::int64_t instanceIndex_ = 0;

@@ -20,6 +20,7 @@ curator::CuratorFrameworkConfig curatorConfig(const ZookeeperConfiguration& conf
   // "if (0 != zkConfig.getSessionTimeoutMilliseconds()) builder.sessionTimeoutMs(...)"
   if (config.sessionTimeoutMilliseconds > sim::Duration::zero()) result.sessionTimeout = config.sessionTimeoutMilliseconds;
   if (config.connectionTimeoutMilliseconds > sim::Duration::zero()) result.connectionTimeout = config.connectionTimeoutMilliseconds;
+  result.zookeeperFactory = config.zookeeperFactory;
   return result;
 }
 
@@ -86,7 +87,7 @@ zk::SessionId ZookeeperRegistryCenter::getSessionId() {
 
 zk::Zxid ZookeeperRegistryCenter::getLastZxid() {
   if (!client_->getZookeeperClient().started()) return 0;
-  return client_->getZookeeperClient().getZooKeeper().cnxn().lastZxid();
+  return client_->getZookeeperClient().getZooKeeper().lastZxid();
 }
 
 // ---- reads ----

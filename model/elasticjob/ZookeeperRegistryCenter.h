@@ -62,6 +62,9 @@ struct ZookeeperConfiguration {
   sim::Duration maxSleepTimeMilliseconds = 3000ms;
   sim::Duration sessionTimeoutMilliseconds{0};
   sim::Duration connectionTimeoutMilliseconds{0};
+  // electsim addition: the Curator builder's zookeeperFactory (null: simulated handles; live mode
+  // gives handles on the C client against a real ensemble).
+  std::shared_ptr<zk::ZookeeperFactory> zookeeperFactory;
 };
 
 class ZookeeperRegistryCenter {

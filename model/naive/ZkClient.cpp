@@ -27,7 +27,7 @@ void ZkClient::connect() {
   // ZkConnection.connect: a new ZooKeeper handle with ZkClient as its default watcher.
   std::size_t index = handles_.size() + 1;
   watched_.clear();
-  handles_.push_back(std::make_unique<zk::ZooKeeper>(
+  handles_.push_back(std::make_unique<zk::SimulatedZooKeeper>(
       owner_, servers_, sessionTimeout_, [this, index](const zk::WatchedEvent& event) { process(index, event); },
       sim::derive_seed(seed_, static_cast<std::uint64_t>(index))));
 }

@@ -34,7 +34,7 @@ class ClientNode final : public sim::Node {
 
  protected:
   void on_start() override {
-    zk_ = std::make_unique<zk::ZooKeeper>(
+    zk_ = std::make_unique<zk::SimulatedZooKeeper>(
         *this, servers_, timeout_, [this](const zk::WatchedEvent& event) { record(std::string(zk::keeper_state_name(event.state))); },
         sim().random().seed_for(name()));
     if (script_) spawn(script_(*this));

@@ -20,7 +20,7 @@ WatchRegistration watchFor(WatchRegistration::Kind kind, const std::string& path
 }
 }  // namespace
 
-sim::Task<CreateResult> ZooKeeper::create(std::string path, std::string data, CreateMode mode) {
+sim::Task<CreateResult> SimulatedZooKeeper::create(std::string path, std::string data, CreateMode mode) {
   ClientRequest request = makeRequest(OpCode::create, std::move(path));
   request.data = std::move(data);
   request.mode = mode;
@@ -28,35 +28,35 @@ sim::Task<CreateResult> ZooKeeper::create(std::string path, std::string data, Cr
   co_return CreateResult{reply.err, std::move(reply.path)};
 }
 
-sim::Task<Code> ZooKeeper::deleteNode(std::string path, std::int32_t version) {
+sim::Task<Code> SimulatedZooKeeper::deleteNode(std::string path, std::int32_t version) {
   ClientRequest request = makeRequest(OpCode::delete_node, std::move(path));
   request.version = version;
   ClientReply reply = co_await cnxn_->submitRequest(std::move(request));
   co_return reply.err;
 }
 
-sim::Task<StatResult> ZooKeeper::exists(std::string path, Watcher watcher) {
+sim::Task<StatResult> SimulatedZooKeeper::exists(std::string path, Watcher watcher) {
   ClientRequest request = makeRequest(OpCode::exists, path);
   request.watch = static_cast<bool>(watcher);
   ClientReply reply = co_await cnxn_->submitRequest(std::move(request), watchFor(WatchRegistration::Kind::exists, path, std::move(watcher)));
   co_return StatResult{reply.err, reply.stat};
 }
 
-sim::Task<DataResult> ZooKeeper::getData(std::string path, Watcher watcher) {
+sim::Task<DataResult> SimulatedZooKeeper::getData(std::string path, Watcher watcher) {
   ClientRequest request = makeRequest(OpCode::get_data, path);
   request.watch = static_cast<bool>(watcher);
   ClientReply reply = co_await cnxn_->submitRequest(std::move(request), watchFor(WatchRegistration::Kind::data, path, std::move(watcher)));
   co_return DataResult{reply.err, std::move(reply.data), reply.stat};
 }
 
-sim::Task<ChildrenResult> ZooKeeper::getChildren(std::string path, Watcher watcher) {
+sim::Task<ChildrenResult> SimulatedZooKeeper::getChildren(std::string path, Watcher watcher) {
   ClientRequest request = makeRequest(OpCode::get_children, path);
   request.watch = static_cast<bool>(watcher);
   ClientReply reply = co_await cnxn_->submitRequest(std::move(request), watchFor(WatchRegistration::Kind::child, path, std::move(watcher)));
   co_return ChildrenResult{reply.err, std::move(reply.children), reply.stat};
 }
 
-sim::Task<StatResult> ZooKeeper::setData(std::string path, std::string data, std::int32_t version) {
+sim::Task<StatResult> SimulatedZooKeeper::setData(std::string path, std::string data, std::int32_t version) {
   ClientRequest request = makeRequest(OpCode::set_data, std::move(path));
   request.data = std::move(data);
   request.version = version;
@@ -64,7 +64,7 @@ sim::Task<StatResult> ZooKeeper::setData(std::string path, std::string data, std
   co_return StatResult{reply.err, reply.stat};
 }
 
-sim::Task<MultiResult> ZooKeeper::multi(std::vector<Op> ops) {
+sim::Task<MultiResult> SimulatedZooKeeper::multi(std::vector<Op> ops) {
   ClientRequest request = makeRequest(OpCode::multi, "");
   for (Op& op : ops) {
     ClientRequest sub = makeRequest(op.type, std::move(op.path));

@@ -50,32 +50,81 @@ struct Op {
   static Op check(std::string path, std::int32_t version) { return Op{OpCode::check, std::move(path), "", CreateMode::persistent, version}; }
 };
 
+// The handle the recipes use. Two implementations: SimulatedZooKeeper (the model's ClientCnxn, in
+// virtual time) and live::LiveZooKeeper (the ZooKeeper C client against a real ensemble, driven in
+// real time: docs/live-mode.md). The recipe code is the same code in both modes.
 class ZooKeeper {
  public:
+  virtual ~ZooKeeper() = default;
+
+  virtual sim::Task<CreateResult> create(std::string path, std::string data, CreateMode mode) = 0;
+  virtual sim::Task<Code> deleteNode(std::string path, std::int32_t version = -1) = 0;
+  virtual sim::Task<StatResult> exists(std::string path, Watcher watcher = {}) = 0;
+  virtual sim::Task<DataResult> getData(std::string path, Watcher watcher = {}) = 0;
+  virtual sim::Task<ChildrenResult> getChildren(std::string path, Watcher watcher = {}) = 0;
+  virtual sim::Task<StatResult> setData(std::string path, std::string data, std::int32_t version = -1) = 0;
+  virtual sim::Task<MultiResult> multi(std::vector<Op> ops) = 0;
+  // A graceful end: closeSession if connected (the server deletes the session's ephemerals now).
+  // Destroying a handle that was not closed is what a process death does: the connection drops and
+  // the session lives on at the servers until it expires.
+  virtual sim::Task<void> close() = 0;
+
+  virtual ClientCnxn::States getState() const = 0;
+  virtual bool connected() const = 0;
+  virtual bool closed() const = 0;
+  virtual SessionId getSessionId() const = 0;
+  virtual sim::Duration getSessionTimeout() const = 0;
+  // The last zxid this client has seen (ClientCnxn.lastZxid); the live client only knows the
+  // zxids in the Stats of its replies.
+  virtual Zxid lastZxid() const = 0;
+};
+
+// org.apache.curator.utils.ZookeeperFactory: how a client layer makes each new handle (one per
+// session). `servers` is the connect string: the server nodes of the simulation (a live factory
+// maps each to its real server). `seed` drives the simulated client's shuffle and pauses.
+class ZookeeperFactory {
+ public:
+  virtual ~ZookeeperFactory() = default;
+  virtual std::unique_ptr<ZooKeeper> newZooKeeper(sim::Node& owner, std::vector<sim::NodeId> servers, sim::Duration sessionTimeout,
+                                                  Watcher watcher, std::uint64_t seed) = 0;
+};
+
+class SimulatedZooKeeper final : public ZooKeeper {
+ public:
   // `servers` is the connect string; `seed` drives the shuffle and the reconnect pauses.
-  ZooKeeper(sim::Node& owner, std::vector<sim::NodeId> servers, sim::Duration sessionTimeout, Watcher watcher, std::uint64_t seed)
+  SimulatedZooKeeper(sim::Node& owner, std::vector<sim::NodeId> servers, sim::Duration sessionTimeout, Watcher watcher, std::uint64_t seed)
       : cnxn_(std::make_unique<ClientCnxn>(owner, std::move(servers), sessionTimeout, std::move(watcher), seed)) {
     cnxn_->start();
   }
 
-  sim::Task<CreateResult> create(std::string path, std::string data, CreateMode mode);
-  sim::Task<Code> deleteNode(std::string path, std::int32_t version = -1);
-  sim::Task<StatResult> exists(std::string path, Watcher watcher = {});
-  sim::Task<DataResult> getData(std::string path, Watcher watcher = {});
-  sim::Task<ChildrenResult> getChildren(std::string path, Watcher watcher = {});
-  sim::Task<StatResult> setData(std::string path, std::string data, std::int32_t version = -1);
-  sim::Task<MultiResult> multi(std::vector<Op> ops);
-  sim::Task<void> close() { return cnxn_->close(); }
+  sim::Task<CreateResult> create(std::string path, std::string data, CreateMode mode) override;
+  sim::Task<Code> deleteNode(std::string path, std::int32_t version = -1) override;
+  sim::Task<StatResult> exists(std::string path, Watcher watcher = {}) override;
+  sim::Task<DataResult> getData(std::string path, Watcher watcher = {}) override;
+  sim::Task<ChildrenResult> getChildren(std::string path, Watcher watcher = {}) override;
+  sim::Task<StatResult> setData(std::string path, std::string data, std::int32_t version = -1) override;
+  sim::Task<MultiResult> multi(std::vector<Op> ops) override;
+  sim::Task<void> close() override { return cnxn_->close(); }
 
-  ClientCnxn::States getState() const { return cnxn_->state(); }
-  bool connected() const { return cnxn_->connected(); }
-  bool closed() const { return cnxn_->closed(); }
-  SessionId getSessionId() const { return cnxn_->getSessionId(); }
-  sim::Duration getSessionTimeout() const { return cnxn_->getNegotiatedTimeout(); }
+  ClientCnxn::States getState() const override { return cnxn_->state(); }
+  bool connected() const override { return cnxn_->connected(); }
+  bool closed() const override { return cnxn_->closed(); }
+  SessionId getSessionId() const override { return cnxn_->getSessionId(); }
+  sim::Duration getSessionTimeout() const override { return cnxn_->getNegotiatedTimeout(); }
+  Zxid lastZxid() const override { return cnxn_->lastZxid(); }
   ClientCnxn& cnxn() { return *cnxn_; }
 
  private:
   std::unique_ptr<ClientCnxn> cnxn_;
+};
+
+// Makes SimulatedZooKeeper handles (Curator's DefaultZookeeperFactory).
+class SimulatedZookeeperFactory final : public ZookeeperFactory {
+ public:
+  std::unique_ptr<ZooKeeper> newZooKeeper(sim::Node& owner, std::vector<sim::NodeId> servers, sim::Duration sessionTimeout, Watcher watcher,
+                                          std::uint64_t seed) override {
+    return std::make_unique<SimulatedZooKeeper>(owner, std::move(servers), sessionTimeout, std::move(watcher), seed);
+  }
 };
 
 }  // namespace zk

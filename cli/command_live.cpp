@@ -1,0 +1,84 @@
+// electsim live FILE: the scenario against a real ZooKeeper 3.8 ensemble (live/live_run.h,
+// docs/live-mode.md). Same output as `run`; exit 0 when every expectation is met, 1 otherwise, 2 bad
+// input or live mode unavailable.
+#include <iostream>
+#include <optional>
+
+#include "cli/command.h"
+#include "cli/limits.h"
+#include "harness/atomic_file.h"
+#include "harness/runner.h"
+#include "live/installation.h"
+#if ELECTSIM_LIVE
+#include "live/live_run.h"
+#endif
+
+namespace cli {
+
+int command_live(const Arguments& arguments) {
+  std::string file;
+  std::string trace_path;
+  bool json = false;
+  po::options_description options("live options");
+  options.add_options()
+      ("file", po::value(&file), "the scenario file")
+      ("trace", po::value(&trace_path), "write every observed event to this JSON Lines file")
+      ("json", po::bool_switch(&json), "print the result as one JSON object on the last line");
+  LimitOptions limits;
+  add_limit_options(options, limits, true);
+  po::positional_options_description positional;
+  positional.add("file", 1);
+  po::variables_map values;
+  if (!parse_options("live", "FILE [--trace OUT.jsonl] [--json]", arguments, options, positional, values)) return exit_ok;
+  if (file.empty()) throw UsageError("live: a scenario file is required (see: electsim live --help)");
+  harness::Scenario scenario = load_scenario(file, file_size_limit("live", limits));
+#if !ELECTSIM_LIVE
+  (void)json;
+  std::cerr << "electsim: live: live mode unavailable: this electsim was built without the ZooKeeper C client "
+               "(install libzookeeper-mt-dev, e.g. with scripts/setup, and configure again)\n";
+  return exit_bad_input;
+#else
+  if (std::optional<std::string> why = live::live_unsupported(scenario)) throw UsageError("live: " + file + ": " + *why);
+  std::string missing;
+  std::optional<live::Installation> installation = live::find_installation(missing);
+  if (!installation) {
+    std::cerr << "electsim: live: live mode unavailable: " << missing << " (scripts/setup installs both)\n";
+    return exit_bad_input;
+  }
+  std::optional<harness::AtomicFile> trace;
+  if (!trace_path.empty()) {
+    try {
+      trace.emplace(trace_path);
+    } catch (const harness::FileWriteError& error) {
+      throw UsageError("live: cannot write the trace file: " + std::string(error.what()));
+    }
+  }
+  live::LiveRunOptions live_options;
+  live_options.trace_out = trace ? &trace->stream() : nullptr;
+  live_options.progress = &std::cerr;
+  live::LiveRunResult result = live::run_live(scenario, *installation, live_options);
+  if (trace) {
+    try {
+      trace->commit();
+    } catch (const harness::FileWriteError& error) {
+      throw UsageError("live: cannot write the trace file: " + std::string(error.what()));
+    }
+  }
+  if (json) {
+    nlohmann::ordered_json out = harness::toJson(result.run);
+    out["mode"] = "live";
+    out["zookeeper_version"] = installation->zookeeper_version;
+    out["skipped_faults"] = result.skipped_faults;
+    out["interrupted"] = result.interrupted;
+    std::cout << out.dump() << "\n";
+  } else {
+    std::cout << "live: ZooKeeper " << installation->zookeeper_version << (result.interrupted ? " (interrupted)" : "") << "\n";
+    harness::printSummary(result.run, std::cout);
+    for (const auto& [name, why] : result.run.not_judged_why) std::cout << "  not judged live: " << name << ": " << why << "\n";
+    for (const std::string& skipped : result.skipped_faults) std::cout << "  skipped fault: " << skipped << "\n";
+  }
+  return result.run.expectations_met && !result.interrupted ? exit_ok : exit_failed;
+#endif
+}
+
+}  // namespace cli

@@ -1,0 +1,197 @@
+#include "live/live_platform.h"
+
+#include <algorithm>
+
+#include "harness/cluster.h"
+#include "sim/assert.h"
+
+namespace live {
+
+namespace {
+
+LiveEnsembleConfig ensemble_config(const harness::Scenario& scenario) {
+  LiveEnsembleConfig config;
+  config.servers = scenario.zookeeper.servers;
+  config.tick_time = std::chrono::duration_cast<Milliseconds>(scenario.zookeeper.tick_time);
+  config.init_limit = scenario.zookeeper.init_limit;
+  config.sync_limit = scenario.zookeeper.sync_limit;
+  return config;
+}
+
+const char* mode_name(ServerMode mode) {
+  switch (mode) {
+    case ServerMode::down: return "DOWN";
+    case ServerMode::no_answer: return "NO_ANSWER";
+    case ServerMode::not_serving: return "NOT_SERVING";
+    case ServerMode::leader: return "LEADING";
+    case ServerMode::follower: return "FOLLOWING";
+    case ServerMode::observer: return "OBSERVING";
+    case ServerMode::standalone: return "STANDALONE";
+  }
+  ELECTSIM_UNREACHABLE();
+}
+
+// A stand-in for one real server: the harness starts, crashes, pauses and resumes it like a
+// simulated QuorumPeer, and it does the same to the JVM.
+class LiveServerNode final : public sim::Node {
+ public:
+  LiveServerNode(sim::Simulation& sim, std::string name, LiveEnsemble& ensemble, int sid) : Node(sim, std::move(name)), ensemble_(ensemble), sid_(sid) {}
+
+ protected:
+  void on_start() override {
+    if (ensemble_.running(sid_)) ensemble_.kill(sid_);  // a powered-off (stopped) JVM: gone for good
+    ensemble_.start(sid_);
+    sim().trace().emit(id(), "live.server.start", {{"sid", sid_}});
+  }
+  void on_stop() override {
+    if (closing_silently()) {
+      ensemble_.pause(sid_);  // power_off: silence, never resumed
+    } else {
+      ensemble_.kill(sid_);
+    }
+  }
+
+ private:
+  LiveEnsemble& ensemble_;
+  int sid_;
+};
+
+}  // namespace
+
+LivePlatform::LivePlatform(const harness::Scenario& scenario, Installation installation)
+    : ensemble_(ensemble_config(scenario), std::move(installation)) {}
+
+LivePlatform::~LivePlatform() {
+  if (sim_ != nullptr) sim_->set_pause_observer(nullptr);
+  // The zhandles go before the proxy they connect through, and before the servers.
+  if (factory_) factory_->closeRetired();
+}
+
+std::vector<std::string> LivePlatform::unsupportedFaults(const harness::Scenario& scenario) {
+  std::vector<std::string> skipped;
+  auto is_server = [](const std::string& name) { return name.starts_with("zk"); };
+  for (const harness::Fault& fault : scenario.faults) {
+    std::string at = sim::format_duration(fault.at) + " " + std::string(harness::fault_kind_name(fault.kind));
+    switch (fault.kind) {
+      case harness::FaultKind::partition: {
+        int groups_with_servers = 0;
+        for (const auto& group : fault.groups) groups_with_servers += std::any_of(group.begin(), group.end(), is_server) ? 1 : 0;
+        if (groups_with_servers > 1) skipped.push_back(at + ": separates servers from servers (needs network namespaces, not done)");
+        break;
+      }
+      case harness::FaultKind::isolate:
+        if (is_server(fault.node)) skipped.push_back(at + " " + fault.node + ": cuts a server from the other servers (needs network namespaces, not done)");
+        break;
+      case harness::FaultKind::bridge:
+        skipped.push_back(at + ": a bridge between server groups (needs network namespaces, not done)");
+        break;
+      case harness::FaultKind::drop:
+        skipped.push_back(at + " " + fault.from + "->" + fault.to + ": one-way loss (not done live)");
+        break;
+      default: break;
+    }
+  }
+  return skipped;
+}
+
+std::map<std::string, std::string> LivePlatform::unjudgeableProperties() {
+  const std::string servers = "needs the servers' internal events (votes, proposals, commits); live mode sees only srvr and its clients";
+  return {
+      {"zab-single-leader", servers},
+      {"zab-agreement", servers},
+      {"ephemeral-cleanup", servers},
+      {"watch-once", "needs the servers' watch tables; live mode sees only the watch events a client receives"},
+      {"full-coverage", "reads the committed data tree of the servers; not read live yet"},
+      {"job-single-leader", "its effect overlap needs the zxid each write committed at; not observed live"},
+      {"no-double-execution", "reads the committed data tree of the servers; not read live yet"},
+  };
+}
+
+std::vector<sim::Node*> LivePlatform::addServers(sim::Simulation& sim, const harness::Scenario& scenario) {
+  ELECTSIM_ASSERT(sim_ == nullptr);
+  sim_ = &sim;
+  loop_ = std::make_unique<RealTimeLoop>(sim);
+  std::vector<sim::Node*> servers;
+  std::vector<std::uint16_t> ports;
+  for (int sid = 1; sid <= scenario.zookeeper.servers; sid++) {
+    auto& server = sim.add_node<LiveServerNode>("zk" + std::to_string(sid), ensemble_, sid);
+    servers.push_back(&server);
+    serverNodes_.push_back(server.id());
+    ports.push_back(static_cast<std::uint16_t>(ensemble_.client_port(sid)));
+  }
+  factory_ = std::make_shared<LiveZookeeperFactory>(*loop_, proxy_, serverNodes_, ports);
+  reported_.assign(serverNodes_.size(), ServerStatus{ServerMode::down, std::nullopt});
+  sim.set_pause_observer(this);
+  return servers;
+}
+
+void LivePlatform::node_paused(sim::NodeId node, bool paused) {
+  auto server = std::find(serverNodes_.begin(), serverNodes_.end(), node);
+  if (server != serverNodes_.end()) {
+    int sid = static_cast<int>(server - serverNodes_.begin()) + 1;
+    if (paused) {
+      ensemble_.pause(sid);
+    } else {
+      ensemble_.resume(sid);
+    }
+    return;
+  }
+  for (int client : factory_->proxyClientsOf(node)) proxy_.set_paused(client, paused);
+}
+
+void LivePlatform::networkChanged(const sim::Reachability& reachability) {
+  // Every client-server link follows the reachability graph (either direction cut: TCP is silent).
+  for (sim::NodeId node = 0; node < sim_->node_count(); node++) {
+    if (std::find(serverNodes_.begin(), serverNodes_.end(), node) != serverNodes_.end()) continue;
+    std::vector<int> clients = factory_->proxyClientsOf(node);
+    for (std::size_t index = 0; index < serverNodes_.size(); index++) {
+      sim::NodeId server = serverNodes_[index];
+      bool cut = !reachability.reachable(node, server) || !reachability.reachable(server, node);
+      for (int client : clients) proxy_.set_cut(client, static_cast<int>(index), cut);
+    }
+  }
+  reachability_ = &reachability;
+}
+
+std::optional<zk::ServerId> LivePlatform::zookeeperLeader() const {
+  std::optional<int> leader = ensemble_.leader();
+  if (!leader) return std::nullopt;
+  return static_cast<zk::ServerId>(*leader);
+}
+
+nlohmann::ordered_json LivePlatform::zookeeperFinal() const {
+  nlohmann::ordered_json zookeeper;
+  std::optional<int> leader = ensemble_.leader();
+  zookeeper["leader"] = leader ? nlohmann::ordered_json("zk" + std::to_string(*leader)) : nlohmann::ordered_json(nullptr);
+  std::int64_t epoch = 0;
+  nlohmann::ordered_json states = nlohmann::ordered_json::object();
+  for (int sid = 1; sid <= ensemble_.size(); sid++) {
+    ServerStatus status = ensemble_.status(sid);
+    states["zk" + std::to_string(sid)] = mode_name(status.mode);
+    if (status.zxid && (!leader || *leader == sid)) epoch = std::max(epoch, *status.zxid >> 32);
+  }
+  zookeeper["epoch"] = epoch;
+  zookeeper["states"] = states;
+  zookeeper["observed"] = "srvr";
+  return zookeeper;
+}
+
+void LivePlatform::observe(sim::Simulation& sim) {
+  for (int sid = 1; sid <= ensemble_.size(); sid++) {
+    ServerStatus status = ensemble_.status(sid);
+    ServerStatus& last = reported_[static_cast<std::size_t>(sid - 1)];
+    if (status.mode == last.mode && status.zxid == last.zxid) continue;
+    last = status;
+    sim.trace().emit(serverNodes_[static_cast<std::size_t>(sid - 1)], "live.server",
+                     {{"mode", mode_name(status.mode)}, {"zxid", status.zxid.value_or(-1)}});
+  }
+  sim.schedule_callback(sim.now() + observe_interval, sim::no_node, [this, &sim] { observe(sim); });
+}
+
+void LivePlatform::run(sim::Simulation& sim, sim::Instant end) {
+  ELECTSIM_ASSERT(&sim == sim_);
+  sim.schedule_callback(sim.now(), sim::no_node, [this, &sim] { observe(sim); });
+  loop_->run_until(end);
+}
+
+}  // namespace live

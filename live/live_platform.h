@@ -1,0 +1,71 @@
+// LivePlatform: a harness::ClusterPlatform on a real ZooKeeper 3.8 ensemble (docs/live-mode.md).
+//
+//  - Servers: stand-in nodes zk1..zkN whose start, crash, power_off, pause and resume act on the
+//    real JVMs (LiveEnsemble): start/restart runs the server, crash is kill -9, pause is SIGSTOP and
+//    resume SIGCONT. power_off is a SIGSTOP that is never resumed (silence: peers find out by their
+//    timeouts; a restart kills the stopped JVM and starts a new one).
+//  - Clients: LiveZooKeeper handles through the ClientProxy. A paused instance's connections go
+//    silent (the proxy stops moving bytes), a crashed one's are reset. Partitions that separate an
+//    instance from a server cut that client-server link in the proxy.
+//  - Partitions between servers need network namespaces (not done): such faults are listed by
+//    unsupportedFaults() and skipped with a message.
+//  - Observation: every observe_interval, the servers' srvr modes and zxids become `live.server`
+//    trace events, and the platform's leader is the one server reporting `leader`.
+#pragma once
+
+#include <map>
+#include <set>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/platform.h"
+#include "live/client_proxy.h"
+#include "live/ensemble.h"
+#include "live/live_zookeeper.h"
+#include "live/realtime_loop.h"
+
+namespace live {
+
+class LivePlatform final : public harness::ClusterPlatform, private sim::PauseObserver {
+ public:
+  static constexpr sim::Duration observe_interval = std::chrono::milliseconds(100);
+
+  // The ensemble is made (ports, folder) but no server runs until its stand-in starts.
+  LivePlatform(const harness::Scenario& scenario, Installation installation);
+  ~LivePlatform() override;
+
+  // Faults of the scenario this platform cannot apply (server-to-server partitions), one line each.
+  static std::vector<std::string> unsupportedFaults(const harness::Scenario& scenario);
+  // Why each property the harness could judge cannot be judged on a real ensemble.
+  static std::map<std::string, std::string> unjudgeableProperties();
+
+  std::vector<sim::Node*> addServers(sim::Simulation& sim, const harness::Scenario& scenario) override;
+  std::shared_ptr<zk::ZookeeperFactory> zookeeperFactory() override { return factory_; }
+  void networkChanged(const sim::Reachability& reachability) override;
+  std::optional<zk::ServerId> zookeeperLeader() const override;
+  nlohmann::ordered_json zookeeperFinal() const override;
+
+  // Runs the simulation in real time up to `end` (RunOptions::run_loop).
+  void run(sim::Simulation& sim, sim::Instant end);
+  void stop() {
+    if (loop_) loop_->stop();
+  }
+  LiveEnsemble& ensemble() { return ensemble_; }
+
+ private:
+  void node_paused(sim::NodeId node, bool paused) override;
+  void applyCuts(const sim::Reachability& reachability);
+  void observe(sim::Simulation& sim);
+
+  LiveEnsemble ensemble_;
+  std::vector<sim::NodeId> serverNodes_;
+  std::unique_ptr<RealTimeLoop> loop_;
+  ClientProxy proxy_;
+  std::shared_ptr<LiveZookeeperFactory> factory_;
+  sim::Simulation* sim_ = nullptr;
+  const sim::Reachability* reachability_ = nullptr;
+  std::vector<ServerStatus> reported_;  // the statuses last traced
+};
+
+}  // namespace live

@@ -1,0 +1,77 @@
+#include "live/live_run.h"
+
+#include <csignal>
+
+#include "live/live_platform.h"
+
+namespace live {
+
+namespace {
+
+// Ctrl-C stops the real-time loop (the run ends early, is reported, and everything is stopped);
+// a second Ctrl-C falls back to the cleanup handler (child_process.h), which kills and exits.
+std::atomic<LivePlatform*> interrupt_target{nullptr};
+struct sigaction previous_sigint {};
+
+extern "C" void stop_live_run(int) {
+  if (LivePlatform* platform = interrupt_target.load()) platform->stop();
+  ::sigaction(SIGINT, &previous_sigint, nullptr);
+}
+
+class InterruptScope {
+ public:
+  explicit InterruptScope(LivePlatform& platform) {
+    interrupt_target.store(&platform);
+    struct sigaction action {};
+    action.sa_handler = stop_live_run;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(SIGINT, &action, &previous_sigint);
+  }
+  ~InterruptScope() {
+    ::sigaction(SIGINT, &previous_sigint, nullptr);
+    interrupt_target.store(nullptr);
+  }
+};
+
+}  // namespace
+
+std::optional<std::string> live_unsupported(const harness::Scenario& scenario) {
+  switch (scenario.recipe) {
+    case harness::Recipe::leader_latch:
+    case harness::Recipe::leader_selector:
+    case harness::Recipe::elasticjob:
+    case harness::Recipe::none: break;
+    default:
+      return "recipe " + std::string(harness::recipe_name(scenario.recipe)) +
+             " has no live client yet (live mode runs leader-latch, leader-selector, elasticjob and none)";
+  }
+  if (scenario.clients.writers > 0) return "clients.writers: the workload writers have no live client yet (set writers: 0)";
+  if (!scenario.bugs.empty()) return "bugs: a bug switch of the model cannot be applied to a real ZooKeeper (remove `bugs`)";
+  if (scenario.zookeeper.servers > live_servers_max) {
+    return "zookeeper.servers: at most " + std::to_string(live_servers_max) + " real servers on one machine";
+  }
+  return std::nullopt;
+}
+
+LiveRunResult run_live(const harness::Scenario& scenario, const Installation& installation, const LiveRunOptions& options) {
+  LiveRunResult result;
+  result.skipped_faults = LivePlatform::unsupportedFaults(scenario);
+  LivePlatform platform(scenario, installation);
+  InterruptScope interrupts(platform);
+  harness::RunOptions run;
+  run.trace_out = options.trace_out;
+  run.platform = &platform;
+  run.run_loop = [&platform](sim::Simulation& sim, sim::Instant end) { platform.run(sim, end); };
+  run.unjudgeable = LivePlatform::unjudgeableProperties();
+  // Real time has no event budget to speak of; the memory budget stays.
+  if (options.progress != nullptr) {
+    *options.progress << "live: " << scenario.zookeeper.servers << " ZooKeeper servers in " << platform.ensemble().folder().string() << ", "
+                      << sim::format_duration(scenario.duration) << " of real time\n";
+    for (const std::string& skipped : result.skipped_faults) *options.progress << "live: skipped fault: " << skipped << "\n";
+  }
+  result.run = harness::runScenario(scenario, run);
+  result.interrupted = platform.ensemble().size() > 0 && result.run.sim_seconds + 1e-3 < std::chrono::duration<double>(scenario.duration).count();
+  return result;
+}
+
+}  // namespace live

@@ -1,0 +1,441 @@
+#include "live/live_zookeeper.h"
+
+#include <zookeeper/zookeeper.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "sim/assert.h"
+
+namespace live {
+
+namespace {
+
+zk::Stat toStat(const ::Stat* stat) {
+  zk::Stat result;
+  if (stat == nullptr) return result;
+  result.czxid = stat->czxid;
+  result.mzxid = stat->mzxid;
+  result.ctime = stat->ctime;
+  result.mtime = stat->mtime;
+  result.version = stat->version;
+  result.cversion = stat->cversion;
+  result.aversion = stat->aversion;
+  result.ephemeral_owner = stat->ephemeralOwner;
+  result.data_length = stat->dataLength;
+  result.num_children = stat->numChildren;
+  result.pzxid = stat->pzxid;
+  return result;
+}
+
+// The C client's codes are the Java ones; two it adds map to what the Java client reports there.
+zk::Code toCode(int rc) {
+  if (rc == ZCLOSING) return zk::Code::connection_loss;     // the handle is closing: the call is lost
+  if (rc == ZINVALIDSTATE) return zk::Code::session_expired;  // the session expired (or the handle closed)
+  return static_cast<zk::Code>(rc);
+}
+
+int createFlags(zk::CreateMode mode) {
+  switch (mode) {
+    case zk::CreateMode::persistent: return ZOO_PERSISTENT;
+    case zk::CreateMode::persistent_sequential: return ZOO_PERSISTENT_SEQUENTIAL;
+    case zk::CreateMode::ephemeral: return ZOO_EPHEMERAL;
+    case zk::CreateMode::ephemeral_sequential: return ZOO_EPHEMERAL_SEQUENTIAL;
+  }
+  ELECTSIM_UNREACHABLE();
+}
+
+zk::EventType toEventType(int type) {
+  if (type == ZOO_CREATED_EVENT) return zk::EventType::node_created;
+  if (type == ZOO_DELETED_EVENT) return zk::EventType::node_deleted;
+  if (type == ZOO_CHANGED_EVENT) return zk::EventType::node_data_changed;
+  if (type == ZOO_CHILD_EVENT) return zk::EventType::node_children_changed;
+  return zk::EventType::none;
+}
+
+// The C client's session states as Java's KeeperState: CONNECTING (the C client reconnecting) is
+// Java's Disconnected.
+zk::KeeperState toKeeperState(int state) {
+  if (state == ZOO_CONNECTED_STATE) return zk::KeeperState::sync_connected;
+  if (state == ZOO_EXPIRED_SESSION_STATE) return zk::KeeperState::expired;
+  if (state == ZOO_AUTH_FAILED_STATE) return zk::KeeperState::auth_failed;
+  return zk::KeeperState::disconnected;
+}
+
+// One request in flight: its channel, its number, and what a multi's results point into.
+struct RequestContext {
+  std::shared_ptr<LiveChannel> channel;
+  std::uint64_t request = 0;
+  std::vector<zoo_op_t> ops;
+  std::vector<zoo_op_result_t> results;
+  std::vector<std::string> strings;  // the ops' paths and data
+  std::vector<std::vector<char>> pathBuffers;
+  std::vector<::Stat> stats;
+  std::vector<zk::OpCode> types;
+};
+
+void post_reply(RequestContext* context, LiveZooKeeper::Reply reply) {
+  std::shared_ptr<LiveChannel> channel = std::move(context->channel);
+  std::uint64_t request = context->request;
+  delete context;
+  channel->loop->post(channel->node, [channel, request, reply = std::move(reply)]() mutable {
+    if (channel->owner != nullptr) channel->owner->complete(request, std::move(reply));
+  });
+}
+
+void string_completion(int rc, const char* value, const void* data) {
+  LiveZooKeeper::Reply reply;
+  reply.rc = rc;
+  if (value != nullptr) reply.value = value;
+  post_reply(static_cast<RequestContext*>(const_cast<void*>(data)), std::move(reply));
+}
+
+void void_completion(int rc, const void* data) {
+  auto* context = static_cast<RequestContext*>(const_cast<void*>(data));
+  LiveZooKeeper::Reply reply;
+  reply.rc = rc;
+  // A multi's results, copied before the buffers they point into go.
+  for (std::size_t i = 0; i < context->results.size(); i++) {
+    zk::OpResult result;
+    result.type = context->types[i];
+    result.err = toCode(context->results[i].err);
+    if (result.type == zk::OpCode::create && result.err == zk::Code::ok) result.path = context->pathBuffers[i].data();
+    if (result.type == zk::OpCode::set_data && result.err == zk::Code::ok) result.stat = toStat(&context->stats[i]);
+    reply.results.push_back(std::move(result));
+  }
+  post_reply(context, std::move(reply));
+}
+
+void stat_completion(int rc, const ::Stat* stat, const void* data) {
+  LiveZooKeeper::Reply reply;
+  reply.rc = rc;
+  reply.stat = toStat(stat);
+  post_reply(static_cast<RequestContext*>(const_cast<void*>(data)), std::move(reply));
+}
+
+void data_completion(int rc, const char* value, int length, const ::Stat* stat, const void* data) {
+  LiveZooKeeper::Reply reply;
+  reply.rc = rc;
+  if (value != nullptr && length > 0) reply.value.assign(value, static_cast<std::size_t>(length));
+  reply.stat = toStat(stat);
+  post_reply(static_cast<RequestContext*>(const_cast<void*>(data)), std::move(reply));
+}
+
+void children_completion(int rc, const String_vector* strings, const ::Stat* stat, const void* data) {
+  LiveZooKeeper::Reply reply;
+  reply.rc = rc;
+  if (strings != nullptr) {
+    for (int i = 0; i < strings->count; i++) reply.children.emplace_back(strings->data[i]);
+  }
+  reply.stat = toStat(stat);
+  post_reply(static_cast<RequestContext*>(const_cast<void*>(data)), std::move(reply));
+}
+
+void session_watcher(zhandle_t*, int type, int state, const char*, void* context) {
+  if (type != ZOO_SESSION_EVENT) return;  // the recipes set every watch with its own watcher
+  auto* raw = static_cast<LiveChannel*>(context);
+  std::shared_ptr<LiveChannel> channel = raw->self.lock();
+  if (!channel) return;
+  channel->loop->post(channel->node, [channel, state] {
+    if (channel->owner != nullptr) channel->owner->sessionEvent(state);
+  });
+}
+
+void path_watcher(zhandle_t*, int type, int state, const char* path, void* context) {
+  // The C client also hands session events to every watcher; the model's client does not (its
+  // watches survive a reconnect and are re-registered), and the default watcher has them already.
+  if (type == ZOO_SESSION_EVENT) return;
+  auto* watch = static_cast<LiveChannel::WatchContext*>(context);
+  std::shared_ptr<LiveChannel> channel = watch->channel->self.lock();
+  if (!channel) return;
+  std::uint64_t id = watch->watch;
+  std::string changed = path != nullptr ? path : "";
+  channel->loop->post(channel->node, [channel, id, type, state, changed] {
+    if (channel->owner != nullptr) channel->owner->watchEvent(id, type, state, changed);
+  });
+}
+
+// The C client logs every refused reconnect of a killed instance as an error; what happens to the
+// sessions is in the trace (client.state) instead. Once per process.
+void quiet_c_client_logging() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  zoo_set_debug_level(static_cast<ZooLogLevel>(0));
+}
+
+}  // namespace
+
+// ---- LiveZooKeeper ----
+
+LiveZooKeeper::LiveZooKeeper(sim::Node& owner, LiveZookeeperFactory& factory, int proxy_client, const std::string& connect_string,
+                             sim::Duration sessionTimeout, zk::Watcher watcher)
+    : owner_(owner), factory_(factory), proxyClient_(proxy_client), channel_(std::make_shared<LiveChannel>()), defaultWatcher_(std::move(watcher)) {
+  quiet_c_client_logging();
+  channel_->self = channel_;
+  channel_->loop = &factory.loop();
+  channel_->node = owner.id();
+  channel_->owner = this;
+  handle_ = zookeeper_init(connect_string.c_str(), &session_watcher, static_cast<int>(sim::millis(sessionTimeout)), nullptr, channel_.get(), 0);
+  if (handle_ == nullptr) throw std::runtime_error("live mode: zookeeper_init failed for " + connect_string);
+  traceState("CONNECTING");
+}
+
+LiveZooKeeper::~LiveZooKeeper() {
+  channel_->owner = nullptr;  // late completions and events are dropped
+  // Promises die here: a coroutine still waiting is being destroyed with its node anyway.
+  if (handle_ == nullptr) return;
+  // Not closed: the process died. Its connections are reset now and refused from now on.
+  factory_.proxy().crash(proxyClient_);
+  factory_.retire(handle_, channel_);
+  handle_ = nullptr;
+}
+
+void LiveZooKeeper::traceState(const char* state) {
+  owner_.sim().trace().emit(owner_.id(), "client.state",
+                            {{"layer", "zookeeper"}, {"state", state}, {"session", sessionId_}, {"live", true}});
+}
+
+std::pair<std::uint64_t, sim::Future<LiveZooKeeper::Reply>> LiveZooKeeper::open() {
+  ELECTSIM_ASSERT_MSG(pending_.size() < pending_max, "live mode: too many requests in flight on one handle");
+  std::uint64_t request = nextRequest_++;
+  sim::Promise<Reply> promise;
+  sim::Future<Reply> future = promise.get_future();
+  pending_.emplace(request, std::move(promise));
+  return {request, std::move(future)};
+}
+
+void LiveZooKeeper::complete(std::uint64_t request, Reply reply) {
+  auto found = pending_.find(request);
+  if (found == pending_.end()) return;
+  sim::Promise<Reply> promise = std::move(found->second);
+  pending_.erase(found);
+  promise.set_value(std::move(reply));
+}
+
+LiveChannel::WatchContext* LiveZooKeeper::addWatch(zk::Watcher watcher) {
+  std::uint64_t id = nextWatch_++;
+  watches_.emplace(id, std::move(watcher));
+  channel_->watchContexts.push_back(std::make_unique<LiveChannel::WatchContext>(LiveChannel::WatchContext{channel_.get(), id}));
+  return channel_->watchContexts.back().get();
+}
+
+void LiveZooKeeper::seen(const zk::Stat& stat) { lastZxid_ = std::max({lastZxid_, stat.mzxid, stat.czxid, stat.pzxid}); }
+
+void LiveZooKeeper::sessionEvent(int state) {
+  zk::KeeperState keeperState = toKeeperState(state);
+  if (state == ZOO_CONNECTED_STATE) {
+    state_ = zk::ClientCnxn::States::connected;
+    sessionId_ = zoo_client_id(handle_)->client_id;
+    negotiatedTimeout_ = std::chrono::milliseconds(zoo_recv_timeout(handle_));
+    traceState("CONNECTED");
+  } else if (state == ZOO_EXPIRED_SESSION_STATE) {
+    state_ = zk::ClientCnxn::States::closed;
+    traceState("EXPIRED");
+  } else if (state == ZOO_CONNECTING_STATE || state == ZOO_ASSOCIATING_STATE) {
+    if (state_ == zk::ClientCnxn::States::connecting) return;  // still connecting: no event in Java
+    state_ = zk::ClientCnxn::States::connecting;
+    traceState("DISCONNECTED");
+  } else {
+    return;
+  }
+  if (defaultWatcher_) defaultWatcher_(zk::WatchedEvent{zk::EventType::none, keeperState, ""});
+}
+
+void LiveZooKeeper::watchEvent(std::uint64_t watch, int type, int, std::string path) {
+  auto found = watches_.find(watch);
+  if (found == watches_.end()) return;
+  zk::Watcher watcher = std::move(found->second);
+  watches_.erase(found);  // one-shot
+  if (watcher) watcher(zk::WatchedEvent{toEventType(type), zk::KeeperState::sync_connected, std::move(path)});
+}
+
+namespace {
+// The context the C call gets; on a synchronous failure (a bad state) the completion never runs.
+template <class Call>
+int submit(RequestContext* context, Call call) {
+  int rc = call(context);
+  if (rc != ZOK) delete context;
+  return rc;
+}
+}  // namespace
+
+sim::Task<zk::CreateResult> LiveZooKeeper::create(std::string path, std::string data, zk::CreateMode mode) {
+  if (handle_ == nullptr) co_return zk::CreateResult{zk::Code::session_expired, ""};
+  auto [request, future] = open();
+  int rc = submit(new RequestContext{channel_, request}, [&](RequestContext* context) {
+    return zoo_acreate(handle_, path.c_str(), data.data(), static_cast<int>(data.size()), &ZOO_OPEN_ACL_UNSAFE, createFlags(mode),
+                       &string_completion, context);
+  });
+  if (rc != ZOK) complete(request, Reply{rc});
+  Reply reply = co_await future.wait(owner_.sim());
+  co_return zk::CreateResult{toCode(reply.rc), std::move(reply.value)};
+}
+
+sim::Task<zk::Code> LiveZooKeeper::deleteNode(std::string path, std::int32_t version) {
+  if (handle_ == nullptr) co_return zk::Code::session_expired;
+  auto [request, future] = open();
+  int rc = submit(new RequestContext{channel_, request},
+                  [&](RequestContext* context) { return zoo_adelete(handle_, path.c_str(), version, &void_completion, context); });
+  if (rc != ZOK) complete(request, Reply{rc});
+  Reply reply = co_await future.wait(owner_.sim());
+  co_return toCode(reply.rc);
+}
+
+sim::Task<zk::StatResult> LiveZooKeeper::exists(std::string path, zk::Watcher watcher) {
+  if (handle_ == nullptr) co_return zk::StatResult{zk::Code::session_expired, {}};
+  auto [request, future] = open();
+  int rc = submit(new RequestContext{channel_, request}, [&](RequestContext* context) {
+    if (!watcher) return zoo_aexists(handle_, path.c_str(), 0, &stat_completion, context);
+    return zoo_awexists(handle_, path.c_str(), &path_watcher, addWatch(std::move(watcher)), &stat_completion, context);
+  });
+  if (rc != ZOK) complete(request, Reply{rc});
+  Reply reply = co_await future.wait(owner_.sim());
+  if (reply.rc == ZOK) seen(reply.stat);
+  co_return zk::StatResult{toCode(reply.rc), reply.stat};
+}
+
+sim::Task<zk::DataResult> LiveZooKeeper::getData(std::string path, zk::Watcher watcher) {
+  if (handle_ == nullptr) co_return zk::DataResult{zk::Code::session_expired, "", {}};
+  auto [request, future] = open();
+  int rc = submit(new RequestContext{channel_, request}, [&](RequestContext* context) {
+    if (!watcher) return zoo_aget(handle_, path.c_str(), 0, &data_completion, context);
+    return zoo_awget(handle_, path.c_str(), &path_watcher, addWatch(std::move(watcher)), &data_completion, context);
+  });
+  if (rc != ZOK) complete(request, Reply{rc});
+  Reply reply = co_await future.wait(owner_.sim());
+  if (reply.rc == ZOK) seen(reply.stat);
+  co_return zk::DataResult{toCode(reply.rc), std::move(reply.value), reply.stat};
+}
+
+sim::Task<zk::ChildrenResult> LiveZooKeeper::getChildren(std::string path, zk::Watcher watcher) {
+  if (handle_ == nullptr) co_return zk::ChildrenResult{zk::Code::session_expired, {}, {}};
+  auto [request, future] = open();
+  int rc = submit(new RequestContext{channel_, request}, [&](RequestContext* context) {
+    if (!watcher) return zoo_aget_children2(handle_, path.c_str(), 0, &children_completion, context);
+    return zoo_awget_children2(handle_, path.c_str(), &path_watcher, addWatch(std::move(watcher)), &children_completion, context);
+  });
+  if (rc != ZOK) complete(request, Reply{rc});
+  Reply reply = co_await future.wait(owner_.sim());
+  if (reply.rc == ZOK) seen(reply.stat);
+  co_return zk::ChildrenResult{toCode(reply.rc), std::move(reply.children), reply.stat};
+}
+
+sim::Task<zk::StatResult> LiveZooKeeper::setData(std::string path, std::string data, std::int32_t version) {
+  if (handle_ == nullptr) co_return zk::StatResult{zk::Code::session_expired, {}};
+  auto [request, future] = open();
+  int rc = submit(new RequestContext{channel_, request}, [&](RequestContext* context) {
+    return zoo_aset(handle_, path.c_str(), data.data(), static_cast<int>(data.size()), version, &stat_completion, context);
+  });
+  if (rc != ZOK) complete(request, Reply{rc});
+  Reply reply = co_await future.wait(owner_.sim());
+  if (reply.rc == ZOK) seen(reply.stat);
+  co_return zk::StatResult{toCode(reply.rc), reply.stat};
+}
+
+sim::Task<zk::MultiResult> LiveZooKeeper::multi(std::vector<zk::Op> ops) {
+  if (handle_ == nullptr) co_return zk::MultiResult{zk::Code::session_expired, {}};
+  auto [request, future] = open();
+  auto* context = new RequestContext{channel_, request};
+  std::size_t count = ops.size();
+  context->ops.resize(count);
+  context->results.resize(count);
+  context->strings.reserve(2 * count);  // no reallocation: the ops point into these strings
+  context->pathBuffers.resize(count);
+  context->stats.resize(count);
+  for (std::size_t i = 0; i < count; i++) {
+    zk::Op& op = ops[i];
+    const std::string& path = context->strings.emplace_back(std::move(op.path));
+    const std::string& data = context->strings.emplace_back(std::move(op.data));
+    context->types.push_back(op.type);
+    switch (op.type) {
+      case zk::OpCode::create:
+        // The created path with a sequence suffix: the path, 10 digits and the terminator.
+        context->pathBuffers[i].assign(path.size() + 16, '\0');
+        zoo_create_op_init(&context->ops[i], path.c_str(), data.data(), static_cast<int>(data.size()), &ZOO_OPEN_ACL_UNSAFE,
+                           createFlags(op.mode), context->pathBuffers[i].data(), static_cast<int>(context->pathBuffers[i].size()));
+        break;
+      case zk::OpCode::delete_node: zoo_delete_op_init(&context->ops[i], path.c_str(), op.version); break;
+      case zk::OpCode::set_data:
+        zoo_set_op_init(&context->ops[i], path.c_str(), data.data(), static_cast<int>(data.size()), op.version, &context->stats[i]);
+        break;
+      case zk::OpCode::check: zoo_check_op_init(&context->ops[i], path.c_str(), op.version); break;
+      default: ELECTSIM_ASSERT_MSG(false, "live mode: an op multi does not take");
+    }
+  }
+  int rc = submit(context, [&](RequestContext* submitted) {
+    return zoo_amulti(handle_, static_cast<int>(count), submitted->ops.data(), submitted->results.data(), &void_completion, submitted);
+  });
+  if (rc != ZOK) complete(request, Reply{rc});
+  Reply reply = co_await future.wait(owner_.sim());
+  zk::MultiResult result{toCode(reply.rc), std::move(reply.results)};
+  if (result.code == zk::Code::ok) {
+    for (const zk::OpResult& op : result.results) {
+      if (op.err != zk::Code::ok && op.err != zk::Code::runtime_inconsistency) {
+        result.code = op.err;
+        break;
+      }
+    }
+  }
+  co_return result;
+}
+
+sim::Task<void> LiveZooKeeper::close() {
+  if (handle_ == nullptr) co_return;
+  // zookeeper_close sends closeSession when connected and waits for the C client's threads: every
+  // completion has run (ZCLOSING for what was in flight) when it returns; they were posted, and
+  // the owner still takes them.
+  zhandle_t* handle = std::exchange(handle_, nullptr);
+  zookeeper_close(handle);
+  state_ = zk::ClientCnxn::States::closed;
+  traceState("CLOSED");
+}
+
+// ---- LiveZookeeperFactory ----
+
+LiveZookeeperFactory::LiveZookeeperFactory(RealTimeLoop& loop, ClientProxy& proxy, std::vector<sim::NodeId> server_nodes,
+                                           std::vector<std::uint16_t> server_ports)
+    : loop_(loop), proxy_(proxy), serverNodes_(std::move(server_nodes)), serverPorts_(std::move(server_ports)) {
+  ELECTSIM_ASSERT(serverNodes_.size() == serverPorts_.size());
+}
+
+LiveZookeeperFactory::~LiveZookeeperFactory() { closeRetired(); }
+
+std::unique_ptr<zk::ZooKeeper> LiveZookeeperFactory::newZooKeeper(sim::Node& owner, std::vector<sim::NodeId> servers, sim::Duration sessionTimeout,
+                                                                  zk::Watcher watcher, std::uint64_t) {
+  // The connect string in the caller's order (the C client shuffles it, as Java's does).
+  std::vector<std::uint16_t> ports;
+  for (sim::NodeId server : servers) {
+    auto found = std::find(serverNodes_.begin(), serverNodes_.end(), server);
+    ELECTSIM_ASSERT_MSG(found != serverNodes_.end(), "live mode: a connect string names a node that is not a server");
+    ports.push_back(serverPorts_[static_cast<std::size_t>(found - serverNodes_.begin())]);
+  }
+  int client = proxy_.add_client(ports);
+  proxyClients_.emplace(owner.id(), client);
+  if (owner.paused()) proxy_.set_paused(client, true);
+  return std::make_unique<LiveZooKeeper>(owner, *this, client, proxy_.connect_string(client), sessionTimeout, std::move(watcher));
+}
+
+std::vector<int> LiveZookeeperFactory::proxyClientsOf(sim::NodeId node) const {
+  std::vector<int> clients;
+  auto [first, last] = proxyClients_.equal_range(node);
+  for (auto it = first; it != last; ++it) clients.push_back(it->second);
+  return clients;
+}
+
+void LiveZookeeperFactory::retire(zhandle_t* handle, std::shared_ptr<LiveChannel> channel) {
+  std::lock_guard lock(retiredMutex_);
+  retired_.emplace_back(handle, std::move(channel));
+}
+
+void LiveZookeeperFactory::closeRetired() {
+  std::vector<std::pair<zhandle_t*, std::shared_ptr<LiveChannel>>> retired;
+  {
+    std::lock_guard lock(retiredMutex_);
+    retired.swap(retired_);
+  }
+  // Their connections were reset and are refused: no closeSession reaches a server.
+  for (auto& [handle, channel] : retired) zookeeper_close(handle);
+}
+
+}  // namespace live
