@@ -12,6 +12,7 @@
 
 #include "harness/scenario.h"
 #include "model/zk/client/ZooKeeper.h"
+#include "model/zk/server/DataTree.h"
 #include "model/zk/types.h"
 #include "sim/node.h"
 #include "sim/reachability.h"
@@ -33,6 +34,9 @@ class ClusterPlatform {
   virtual void networkChanged(const sim::Reachability& reachability) = 0;
   // The established ZooKeeper leader as the platform sees it now.
   virtual std::optional<zk::ServerId> zookeeperLeader() const = 0;
+  // The servers' data tree now (live: read through a client of its own, every node under `root`),
+  // or null if it cannot be read now. Owned by the platform, valid until the next call.
+  virtual const zk::DataTree* readTree(const std::string& root) = 0;
   // final.zookeeper of `run --json`.
   virtual nlohmann::ordered_json zookeeperFinal() const = 0;
 };

@@ -20,6 +20,7 @@
 
 typedef struct _zhandle zhandle_t;  // zookeeper.h's opaque handle, without pulling the C header in
 struct Stat;                         // zookeeper.jute.h's Stat
+struct String_vector;
 
 namespace live {
 
@@ -39,6 +40,14 @@ struct ClientEvent {
 struct CreateOutcome {
   int code = 0;  // ZOK (0) or the ZooKeeper error code, e.g. ZNODEEXISTS (-110)
   std::string path;  // the created path (with the sequence suffix)
+};
+
+struct ReadOutcome {
+  int code = 0;
+  std::string data;                   // get_data
+  std::vector<std::string> children;  // get_children
+  std::int64_t ephemeral_owner = 0;
+  std::int64_t czxid = 0;
 };
 
 // The error code's name from the C client (zerror), e.g. "node exists".
@@ -63,6 +72,9 @@ class LiveClient {
   // exists with a watch (zoo_awexists): ZOK if the node exists, ZNONODE if not; either way the watch
   // is set (an exist watch on a missing node, a data watch on a present one).
   int watch_exists(const std::string& path, Clock::time_point deadline);
+  // Reads without a watch (zoo_aget, zoo_aget_children2).
+  ReadOutcome get_data(const std::string& path, Clock::time_point deadline);
+  ReadOutcome get_children(const std::string& path, Clock::time_point deadline);
   // The first watch event of `type` on `path` delivered so far or until `deadline`.
   std::optional<ClientEvent> wait_event(const std::string& type, const std::string& path, Clock::time_point deadline);
   // Every event delivered so far (drained).
@@ -73,6 +85,9 @@ class LiveClient {
   struct Completion {
     int code = 0;
     std::string value;
+    std::vector<std::string> children;
+    std::int64_t ephemeral_owner = 0;
+    std::int64_t czxid = 0;
   };
   struct Queued {  // what the C client's thread hands over
     bool is_event = false;
@@ -95,6 +110,8 @@ class LiveClient {
   static void string_callback(int code, const char* value, const void* data);
   static void void_callback(int code, const void* data);
   static void stat_callback(int code, const ::Stat* stat, const void* data);
+  static void data_callback(int code, const char* value, int length, const ::Stat* stat, const void* data);
+  static void children_callback(int code, const struct String_vector* strings, const ::Stat* stat, const void* data);
   void push(Queued entry);
 
   zhandle_t* handle_ = nullptr;

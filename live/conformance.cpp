@@ -140,6 +140,27 @@ std::vector<Row> compare(const std::string& name, const Measures& model, const M
                       "a-0000000000, a-0000000001, a-0000000002, delete a-0000000001 OK, create a-0000000000 NODEEXISTS, "
                       "a-0000000003")};
   }
+  // The recipe checks: the session of the killed leader expires as in client-kill, then the
+  // recipe reacts (LeaderLatch: its NodeDeleted, a getChildren; ElasticJob: the leader node's
+  // deletion, the election latch, the new leader node), a few round trips: 500 ms more.
+  double timeout_ms = negotiated_ms(4000, config);
+  Window expiry_and_reaction{timeout_ms - timeout_ms / 3, timeout_ms + 1.5 * tick_ms + 750};
+  if (name == "latch-leader-kill") {
+    // The contenders queue in their start order (3 s apart): i2 watches i1's node, on both sides.
+    return {equal_row("new leader", "new leader", model, real, "i2"),
+            window_row("kill -9 to new leader", "re-election", model, real, expiry_and_reaction),
+            equal_row("properties", "properties", model, real, "eventual-leader held, latch-no-herd held, latch-single-leader held")};
+  }
+  if (name == "ej-leader-kill") {
+    // Which survivor takes the election latch first is a race on both sides: either is allowed.
+    Row winner = equal_row("new leader", "new leader", model, real, "i2 or i3");
+    winner.pass = (winner.model == "i2" || winner.model == "i3") && (winner.real == "i2" || winner.real == "i3");
+    Row sharding = equal_row("sharding at the end", "sharding", model, real, "");
+    sharding.allowed = "model = real";
+    sharding.pass = sharding.model == sharding.real && sharding.model != "-";
+    return {winner, window_row("kill -9 to new leader", "re-election", model, real, expiry_and_reaction), sharding,
+            equal_row("properties", "properties", model, real, "eventual-leader held, full-coverage held, no-double-execution held")};
+  }
   ELECTSIM_ASSERT_MSG(false, "unknown conformance check " + name);
   ELECTSIM_UNREACHABLE();
 }
@@ -158,6 +179,8 @@ const std::vector<CheckInfo>& conformance_checks() {
       {"session-timeout", "requested session timeout 1000 ms with tickTime 2000: negotiated to 2 ticks"},
       {"client-kill", "client process killed, session timeout 4000 ms: ephemeral deleted and watch fired"},
       {"sequential", "sequential names with a delete and a failed create in between"},
+      {"latch-leader-kill", "LeaderLatch, 5 contenders, the leader's process killed: the next contender leads (scenario)"},
+      {"ej-leader-kill", "ElasticJob, 3 instances, 8 items, the leader's process killed: re-election, resharding (scenario)"},
   };
   return checks;
 }
@@ -169,8 +192,9 @@ CheckResult run_conformance_check(const std::string& name, const ConformanceConf
   CheckResult result;
   result.name = info->name;
   result.title = info->title;
-  Measures model = run_model_check(name, config);
-  Measures real = run_live_check(name, config, installation);
+  bool recipe = name == "latch-leader-kill" || name == "ej-leader-kill";
+  Measures model = recipe ? run_model_recipe_check(name, config) : run_model_check(name, config);
+  Measures real = recipe ? run_live_recipe_check(name, installation) : run_live_check(name, config, installation);
   if (model.error) result.errors.push_back("model: " + *model.error);
   if (real.error) result.errors.push_back("real: " + *real.error);
   result.rows = compare(name, model, real, config);

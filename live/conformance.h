@@ -58,6 +58,9 @@ const std::vector<CheckInfo>& conformance_checks();
 Measures run_model_check(const std::string& name, const ConformanceConfig& config);
 // The live side (live_checks.cpp): a real ensemble in real time.
 Measures run_live_check(const std::string& name, const ConformanceConfig& config, const Installation& installation);
+// The recipe checks (recipe_checks.cpp): a scenario file run by the model and live.
+Measures run_model_recipe_check(const std::string& name, const ConformanceConfig& config);
+Measures run_live_recipe_check(const std::string& name, const Installation& installation);
 // Both sides and the rows.
 CheckResult run_conformance_check(const std::string& name, const ConformanceConfig& config, const Installation& installation);
 

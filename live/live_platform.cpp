@@ -101,9 +101,7 @@ std::map<std::string, std::string> LivePlatform::unjudgeableProperties() {
       {"zab-agreement", servers},
       {"ephemeral-cleanup", servers},
       {"watch-once", "needs the servers' watch tables; live mode sees only the watch events a client receives"},
-      {"full-coverage", "reads the committed data tree of the servers; not read live yet"},
       {"job-single-leader", "its effect overlap needs the zxid each write committed at; not observed live"},
-      {"no-double-execution", "reads the committed data tree of the servers; not read live yet"},
   };
 }
 
@@ -174,6 +172,53 @@ nlohmann::ordered_json LivePlatform::zookeeperFinal() const {
   zookeeper["states"] = states;
   zookeeper["observed"] = "srvr";
   return zookeeper;
+}
+
+const zk::DataTree* LivePlatform::readTree(const std::string& root) {
+  // A blocking read on the loop's thread: a few round trips on loopback per node, for the harness's
+  // samples and the final report only.
+  constexpr auto read_time_max = std::chrono::seconds(3);
+  Clock::time_point deadline = Clock::now() + read_time_max;
+  if (!reader_) reader_ = std::make_unique<LiveClient>(ensemble_.connect_string(), Milliseconds(10000));
+  if (!reader_->wait_connected(deadline)) return nullptr;
+  auto tree = std::make_unique<zk::DataTree>();
+  // Parents before children, each node re-created with its data and owner (the zxids are not kept).
+  std::vector<std::string> pending{root};
+  std::size_t nodes = 0;
+  zk::Zxid zxid = 0;  // the tree wants increasing zxids: the order of reading stands in for them
+  constexpr std::size_t nodes_max = 100'000;
+  while (!pending.empty()) {
+    std::string path = std::move(pending.back());
+    pending.pop_back();
+    ReadOutcome data = reader_->get_data(path, deadline);
+    if (data.code != 0) {
+      if (path == root) return nullptr;
+      continue;  // deleted meanwhile
+    }
+    if (path != "/" && path.find('/', 1) != std::string::npos) {
+      // Ancestors of root that the tree lacks (the root's parents are not read).
+      std::string parent = path.substr(0, path.rfind('/'));
+      std::vector<std::string> missing;
+      while (!parent.empty() && tree->getNode(parent) == nullptr) {
+        missing.push_back(parent);
+        parent = parent.substr(0, parent.rfind('/'));
+      }
+      for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+        tree->processTxn(zk::Txn{zk::TxnHeader{0, 0, ++zxid, 0, zk::OpCode::create}, zk::CreateTxn{*it, "", false, -1}}, nullptr);
+      }
+    }
+    if (path != "/") {
+      tree->processTxn(zk::Txn{zk::TxnHeader{data.ephemeral_owner, 0, ++zxid, 0, zk::OpCode::create},
+                               zk::CreateTxn{path, data.data, data.ephemeral_owner != 0, -1}},
+                       nullptr);
+    }
+    ELECTSIM_ASSERT_MSG(++nodes <= nodes_max, "live mode: the tree to read is larger than its limit");
+    ReadOutcome children = reader_->get_children(path, deadline);
+    for (const std::string& child : children.children) pending.push_back(path == "/" ? "/" + child : path + "/" + child);
+    if (Clock::now() > deadline) return nullptr;
+  }
+  tree_ = std::move(tree);
+  return tree_.get();
 }
 
 void LivePlatform::observe(sim::Simulation& sim) {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "harness/platform.h"
+#include "live/client.h"
 #include "live/client_proxy.h"
 #include "live/ensemble.h"
 #include "live/live_zookeeper.h"
@@ -45,6 +46,7 @@ class LivePlatform final : public harness::ClusterPlatform, private sim::PauseOb
   void networkChanged(const sim::Reachability& reachability) override;
   std::optional<zk::ServerId> zookeeperLeader() const override;
   nlohmann::ordered_json zookeeperFinal() const override;
+  const zk::DataTree* readTree(const std::string& root) override;
 
   // Runs the simulation in real time up to `end` (RunOptions::run_loop).
   void run(sim::Simulation& sim, sim::Instant end);
@@ -66,6 +68,8 @@ class LivePlatform final : public harness::ClusterPlatform, private sim::PauseOb
   sim::Simulation* sim_ = nullptr;
   const sim::Reachability* reachability_ = nullptr;
   std::vector<ServerStatus> reported_;  // the statuses last traced
+  std::unique_ptr<LiveClient> reader_;  // readTree's own session (not through the proxy)
+  std::unique_ptr<zk::DataTree> tree_;
 };
 
 }  // namespace live

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/cluster.h"
+#include "harness/platform.h"
 #include "harness/recipes.h"
 #include "model/elasticjob/ElasticJobConsole.h"
 #include "model/elasticjob/ElasticJobInstance.h"
@@ -178,7 +179,7 @@ class ElasticJobRecipe final : public RecipeDriver {
   // The tree of the serving leader, else of the up server that has applied the most.
   static const zk::DataTree* committedTree(Cluster& cluster) {
     zk::Ensemble* ensemble = cluster.ensemble();
-    if (ensemble == nullptr) return nullptr;
+    if (ensemble == nullptr) return cluster.platform() != nullptr ? cluster.platform()->readTree("/" + std::string(name_space)) : nullptr;
     if (std::optional<zk::ServerId> leader = ensemble->leader()) return &ensemble->server(*leader).getZkDb().getDataTree();
     const zk::DataTree* best = nullptr;
     for (zk::ServerId sid = 1; sid <= static_cast<zk::ServerId>(ensemble->size()); sid++) {
@@ -211,10 +212,14 @@ class ElasticJobRecipe final : public RecipeDriver {
 
   std::optional<properties::JobCoverageSnapshot> coverageSnapshot(Cluster& cluster, const std::string& job) const {
     properties::JobCoverageSnapshot snapshot;
-    zk::Ensemble* ensemble = cluster.ensemble();
-    snapshot.zookeeperServing = ensemble != nullptr && ensemble->leader().has_value();
+    snapshot.zookeeperServing = cluster.zookeeperLeader().has_value();
     if (!snapshot.zookeeperServing) return snapshot;
-    const zk::DataTree& tree = *committedTree(cluster);
+    const zk::DataTree* read = committedTree(cluster);
+    if (read == nullptr) {  // live mode: the tree could not be read now
+      snapshot.zookeeperServing = false;
+      return snapshot;
+    }
+    const zk::DataTree& tree = *read;
     std::optional<std::string> config = data(tree, job + "/config");
     if (!config) return std::nullopt;
     std::optional<elasticjob::JobConfiguration> parsed = elasticjob::JobConfiguration::unmarshal(*config);
