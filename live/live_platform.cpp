@@ -148,7 +148,6 @@ void LivePlatform::networkChanged(const sim::Reachability& reachability) {
       for (int client : clients) proxy_.set_cut(client, static_cast<int>(index), cut);
     }
   }
-  reachability_ = &reachability;
 }
 
 std::optional<zk::ServerId> LivePlatform::zookeeperLeader() const {

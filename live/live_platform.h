@@ -53,11 +53,11 @@ class LivePlatform final : public harness::ClusterPlatform, private sim::PauseOb
   void stop() {
     if (loop_) loop_->stop();
   }
+  bool stopped() const { return loop_ && loop_->stopped(); }
   LiveEnsemble& ensemble() { return ensemble_; }
 
  private:
   void node_paused(sim::NodeId node, bool paused) override;
-  void applyCuts(const sim::Reachability& reachability);
   void observe(sim::Simulation& sim);
 
   LiveEnsemble ensemble_;
@@ -66,7 +66,6 @@ class LivePlatform final : public harness::ClusterPlatform, private sim::PauseOb
   ClientProxy proxy_;
   std::shared_ptr<LiveZookeeperFactory> factory_;
   sim::Simulation* sim_ = nullptr;
-  const sim::Reachability* reachability_ = nullptr;
   std::vector<ServerStatus> reported_;  // the statuses last traced
   std::unique_ptr<LiveClient> reader_;  // readTree's own session (not through the proxy)
   std::unique_ptr<zk::DataTree> tree_;

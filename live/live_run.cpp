@@ -70,7 +70,7 @@ LiveRunResult run_live(const harness::Scenario& scenario, const Installation& in
     for (const std::string& skipped : result.skipped_faults) *options.progress << "live: skipped fault: " << skipped << "\n";
   }
   result.run = harness::runScenario(scenario, run);
-  result.interrupted = platform.ensemble().size() > 0 && result.run.sim_seconds + 1e-3 < std::chrono::duration<double>(scenario.duration).count();
+  result.interrupted = platform.stopped();
   return result;
 }
 
