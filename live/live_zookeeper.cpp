@@ -223,6 +223,7 @@ LiveChannel::WatchContext* LiveZooKeeper::addWatch(zk::Watcher watcher) {
 void LiveZooKeeper::seen(const zk::Stat& stat) { lastZxid_ = std::max({lastZxid_, stat.mzxid, stat.czxid, stat.pzxid}); }
 
 void LiveZooKeeper::sessionEvent(int state) {
+  if (handle_ == nullptr) return;  // closed: an event posted before zookeeper_close returned
   zk::KeeperState keeperState = toKeeperState(state);
   if (state == ZOO_CONNECTED_STATE) {
     state_ = zk::ClientCnxn::States::connected;
