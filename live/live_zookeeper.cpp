@@ -64,6 +64,7 @@ zk::KeeperState toKeeperState(int state) {
 
 // One request in flight: its channel, its number, and what a multi's results point into.
 struct RequestContext {
+  RequestContext(std::shared_ptr<LiveChannel> channel, std::uint64_t request) : channel(std::move(channel)), request(request) {}
   std::shared_ptr<LiveChannel> channel;
   std::uint64_t request = 0;
   std::vector<zoo_op_t> ops;
@@ -252,6 +253,12 @@ void LiveZooKeeper::watchEvent(std::uint64_t watch, int type, int, std::string p
 }
 
 namespace {
+LiveZooKeeper::Reply failed(int rc) {
+  LiveZooKeeper::Reply reply;
+  reply.rc = rc;
+  return reply;
+}
+
 // The context the C call gets; on a synchronous failure (a bad state) the completion never runs.
 template <class Call>
 int submit(RequestContext* context, Call call) {
@@ -268,7 +275,7 @@ sim::Task<zk::CreateResult> LiveZooKeeper::create(std::string path, std::string 
     return zoo_acreate(handle_, path.c_str(), data.data(), static_cast<int>(data.size()), &ZOO_OPEN_ACL_UNSAFE, createFlags(mode),
                        &string_completion, context);
   });
-  if (rc != ZOK) complete(request, Reply{rc});
+  if (rc != ZOK) complete(request, failed(rc));
   Reply reply = co_await future.wait(owner_.sim());
   co_return zk::CreateResult{toCode(reply.rc), std::move(reply.value)};
 }
@@ -278,7 +285,7 @@ sim::Task<zk::Code> LiveZooKeeper::deleteNode(std::string path, std::int32_t ver
   auto [request, future] = open();
   int rc = submit(new RequestContext{channel_, request},
                   [&](RequestContext* context) { return zoo_adelete(handle_, path.c_str(), version, &void_completion, context); });
-  if (rc != ZOK) complete(request, Reply{rc});
+  if (rc != ZOK) complete(request, failed(rc));
   Reply reply = co_await future.wait(owner_.sim());
   co_return toCode(reply.rc);
 }
@@ -290,7 +297,7 @@ sim::Task<zk::StatResult> LiveZooKeeper::exists(std::string path, zk::Watcher wa
     if (!watcher) return zoo_aexists(handle_, path.c_str(), 0, &stat_completion, context);
     return zoo_awexists(handle_, path.c_str(), &path_watcher, addWatch(std::move(watcher)), &stat_completion, context);
   });
-  if (rc != ZOK) complete(request, Reply{rc});
+  if (rc != ZOK) complete(request, failed(rc));
   Reply reply = co_await future.wait(owner_.sim());
   if (reply.rc == ZOK) seen(reply.stat);
   co_return zk::StatResult{toCode(reply.rc), reply.stat};
@@ -303,7 +310,7 @@ sim::Task<zk::DataResult> LiveZooKeeper::getData(std::string path, zk::Watcher w
     if (!watcher) return zoo_aget(handle_, path.c_str(), 0, &data_completion, context);
     return zoo_awget(handle_, path.c_str(), &path_watcher, addWatch(std::move(watcher)), &data_completion, context);
   });
-  if (rc != ZOK) complete(request, Reply{rc});
+  if (rc != ZOK) complete(request, failed(rc));
   Reply reply = co_await future.wait(owner_.sim());
   if (reply.rc == ZOK) seen(reply.stat);
   co_return zk::DataResult{toCode(reply.rc), std::move(reply.value), reply.stat};
@@ -316,7 +323,7 @@ sim::Task<zk::ChildrenResult> LiveZooKeeper::getChildren(std::string path, zk::W
     if (!watcher) return zoo_aget_children2(handle_, path.c_str(), 0, &children_completion, context);
     return zoo_awget_children2(handle_, path.c_str(), &path_watcher, addWatch(std::move(watcher)), &children_completion, context);
   });
-  if (rc != ZOK) complete(request, Reply{rc});
+  if (rc != ZOK) complete(request, failed(rc));
   Reply reply = co_await future.wait(owner_.sim());
   if (reply.rc == ZOK) seen(reply.stat);
   co_return zk::ChildrenResult{toCode(reply.rc), std::move(reply.children), reply.stat};
@@ -328,7 +335,7 @@ sim::Task<zk::StatResult> LiveZooKeeper::setData(std::string path, std::string d
   int rc = submit(new RequestContext{channel_, request}, [&](RequestContext* context) {
     return zoo_aset(handle_, path.c_str(), data.data(), static_cast<int>(data.size()), version, &stat_completion, context);
   });
-  if (rc != ZOK) complete(request, Reply{rc});
+  if (rc != ZOK) complete(request, failed(rc));
   Reply reply = co_await future.wait(owner_.sim());
   if (reply.rc == ZOK) seen(reply.stat);
   co_return zk::StatResult{toCode(reply.rc), reply.stat};
@@ -367,7 +374,7 @@ sim::Task<zk::MultiResult> LiveZooKeeper::multi(std::vector<zk::Op> ops) {
   int rc = submit(context, [&](RequestContext* submitted) {
     return zoo_amulti(handle_, static_cast<int>(count), submitted->ops.data(), submitted->results.data(), &void_completion, submitted);
   });
-  if (rc != ZOK) complete(request, Reply{rc});
+  if (rc != ZOK) complete(request, failed(rc));
   Reply reply = co_await future.wait(owner_.sim());
   zk::MultiResult result{toCode(reply.rc), std::move(reply.results)};
   if (result.code == zk::Code::ok) {
