@@ -6,7 +6,7 @@
 
 #include "cli/command.h"
 #include "cli/limits.h"
-#include "harness/atomic_file.h"
+#include "cli/output_file.h"
 #include "harness/runner.h"
 #include "live/installation.h"
 #if ELECTSIM_LIVE
@@ -46,24 +46,12 @@ int command_live(const Arguments& arguments) {
     return exit_bad_input;
   }
   std::optional<harness::AtomicFile> trace;
-  if (!trace_path.empty()) {
-    try {
-      trace.emplace(trace_path);
-    } catch (const harness::FileWriteError& error) {
-      throw UsageError("live: cannot write the trace file: " + std::string(error.what()));
-    }
-  }
+  open_output_file("live", "trace", trace_path, trace);
   live::LiveRunOptions live_options;
   live_options.trace_out = trace ? &trace->stream() : nullptr;
   live_options.progress = &std::cerr;
   live::LiveRunResult result = live::run_live(scenario, *installation, live_options);
-  if (trace) {
-    try {
-      trace->commit();
-    } catch (const harness::FileWriteError& error) {
-      throw UsageError("live: cannot write the trace file: " + std::string(error.what()));
-    }
-  }
+  commit_output_file("live", "trace", trace);
   if (json) {
     nlohmann::ordered_json out = harness::toJson(result.run);
     out["mode"] = "live";

@@ -6,7 +6,7 @@
 
 #include "cli/command.h"
 #include "cli/limits.h"
-#include "harness/atomic_file.h"
+#include "cli/output_file.h"
 #include "harness/diagram.h"
 #include "harness/message_summary.h"
 #include "harness/narration.h"
@@ -57,14 +57,8 @@ int command_run(const Arguments& arguments) {
   if (values.count("seed") != 0) run_options.seed = seed;
   // Whole or absent: the trace appears under its name only once the run is over (atomic_file.h).
   std::optional<harness::AtomicFile> trace;
-  if (!trace_path.empty()) {
-    try {
-      trace.emplace(trace_path);
-    } catch (const harness::FileWriteError& error) {
-      throw UsageError("run: cannot write the trace file: " + std::string(error.what()));
-    }
-    run_options.trace_out = &trace->stream();
-  }
+  open_output_file("run", "trace", trace_path, trace);
+  if (trace) run_options.trace_out = &trace->stream();
   // Narration and diagrams are sinks on the run's trace; both are checked before anything runs.
   std::optional<harness::NarrationSink> narration;
   if (values.count("narrate") != 0) {
@@ -79,33 +73,19 @@ int command_run(const Arguments& arguments) {
   }
   // The diagram, like the trace, appears whole or not at all.
   std::optional<harness::AtomicFile> diagram_file;
+  open_output_file("run", "diagram", diagram_path, diagram_file);
   harness::DiagramSink diagram;
-  if (!diagram_path.empty()) {
-    try {
-      diagram_file.emplace(diagram_path);
-    } catch (const harness::FileWriteError& error) {
-      throw UsageError("run: cannot write the diagram file: " + std::string(error.what()));
-    }
+  if (diagram_file) {
     run_options.sinks.push_back(&diagram);
     run_options.message_describer = &harness::describe_message;
   }
   harness::RunResult result = harness::runScenario(scenario, run_options);
-  if (trace) {
-    try {
-      trace->commit();
-    } catch (const harness::FileWriteError& error) {
-      throw UsageError("run: cannot write the trace file: " + std::string(error.what()));
-    }
-  }
+  commit_output_file("run", "trace", trace);
   if (narration) narration->finish(result.violations);
-  if (!diagram_path.empty()) {
+  if (diagram_file) {
     std::string title = scenario.name + " (seed " + std::to_string(result.seed) + ")";
     diagram.write_html(diagram_file->stream(), sim::epoch + scenario.duration, title, result.violations);
-    try {
-      diagram_file->commit();
-    } catch (const harness::FileWriteError& error) {
-      throw UsageError("run: cannot write the diagram file: " + std::string(error.what()));
-    }
+    commit_output_file("run", "diagram", diagram_file);
   }
   if (json) {
     std::cout << harness::toJson(result).dump() << "\n";

@@ -1,7 +1,5 @@
 #include "harness/runner.h"
 
-#include "harness/platform.h"
-
 #include <algorithm>
 #include <chrono>
 #include <set>

@@ -43,14 +43,12 @@ int create_flags(NodeMode mode) {
 // The C client logs to stderr at INFO by default, a line per connect attempt, and an error per
 // refused reconnect of a killed client: off, so the conformance table and live runs stay
 // readable (what happens to the sessions is observed and traced instead). Once per process.
-void quiet_c_client_logging() {
-  static bool done = false;
-  if (done) return;
-  done = true;
-  zoo_set_debug_level(static_cast<ZooLogLevel>(0));
-}
-
 }  // namespace
+
+void quiet_c_client_logging() {
+  static std::once_flag done;
+  std::call_once(done, [] { zoo_set_debug_level(static_cast<ZooLogLevel>(0)); });
+}
 
 std::string code_text(int code) { return zerror(code); }
 
@@ -91,7 +89,8 @@ void LiveClient::string_callback(int code, const char* value, const void* data) 
   const auto* context = static_cast<const RequestContext*>(data);
   Queued entry;
   entry.request = context->request;
-  entry.completion = Completion{code, value != nullptr ? value : ""};
+  entry.completion.code = code;
+  if (value != nullptr) entry.completion.data = value;
   context->client->push(std::move(entry));
 }
 
@@ -99,7 +98,7 @@ void LiveClient::void_callback(int code, const void* data) {
   const auto* context = static_cast<const RequestContext*>(data);
   Queued entry;
   entry.request = context->request;
-  entry.completion = Completion{code, ""};
+  entry.completion.code = code;
   context->client->push(std::move(entry));
 }
 
@@ -110,7 +109,7 @@ void LiveClient::data_callback(int code, const char* value, int length, const ::
   Queued entry;
   entry.request = context->request;
   entry.completion.code = code;
-  if (value != nullptr && length > 0) entry.completion.value.assign(value, static_cast<std::size_t>(length));
+  if (value != nullptr && length > 0) entry.completion.data.assign(value, static_cast<std::size_t>(length));
   if (stat != nullptr) {
     entry.completion.ephemeral_owner = stat->ephemeralOwner;
     entry.completion.czxid = stat->czxid;
@@ -130,23 +129,12 @@ void LiveClient::children_callback(int code, const struct String_vector* strings
 }
 
 ReadOutcome LiveClient::get_data(const std::string& path, Clock::time_point deadline) {
-  ELECTSIM_ASSERT(handle_ != nullptr);
-  RequestContext* context = new_request();
-  int code = zoo_aget(handle_, path.c_str(), 0, &LiveClient::data_callback, context);
-  if (code != ZOK) return ReadOutcome{code};
-  std::optional<Completion> completion = wait_completion(context->request, deadline);
-  if (!completion) return ReadOutcome{ZOPERATIONTIMEOUT};
-  return ReadOutcome{completion->code, completion->value, {}, completion->ephemeral_owner, completion->czxid};
+  return request([&](RequestContext* context) { return zoo_aget(handle_, path.c_str(), 0, &LiveClient::data_callback, context); }, deadline);
 }
 
 ReadOutcome LiveClient::get_children(const std::string& path, Clock::time_point deadline) {
-  ELECTSIM_ASSERT(handle_ != nullptr);
-  RequestContext* context = new_request();
-  int code = zoo_aget_children2(handle_, path.c_str(), 0, &LiveClient::children_callback, context);
-  if (code != ZOK) return ReadOutcome{code};
-  std::optional<Completion> completion = wait_completion(context->request, deadline);
-  if (!completion) return ReadOutcome{ZOPERATIONTIMEOUT};
-  return ReadOutcome{completion->code, "", completion->children};
+  return request([&](RequestContext* context) { return zoo_aget_children2(handle_, path.c_str(), 0, &LiveClient::children_callback, context); },
+                 deadline);
 }
 
 void LiveClient::drain_locked() {
@@ -200,33 +188,41 @@ std::optional<LiveClient::Completion> LiveClient::wait_completion(std::uint64_t 
   return completion;
 }
 
-CreateOutcome LiveClient::create(const std::string& path, const std::string& data, NodeMode mode, Clock::time_point deadline) {
+template <typename Submit>
+ReadOutcome LiveClient::request(Submit submit, Clock::time_point deadline) {
   ELECTSIM_ASSERT(handle_ != nullptr);
   RequestContext* context = new_request();
-  int code = zoo_acreate(handle_, path.c_str(), data.data(), static_cast<int>(data.size()), &ZOO_OPEN_ACL_UNSAFE,
-                         create_flags(mode), &LiveClient::string_callback, context);
-  if (code != ZOK) return CreateOutcome{code, ""};
+  ReadOutcome outcome;
+  outcome.code = submit(context);
+  if (outcome.code != ZOK) return outcome;
   std::optional<Completion> completion = wait_completion(context->request, deadline);
-  if (!completion) return CreateOutcome{ZOPERATIONTIMEOUT, ""};
-  return CreateOutcome{completion->code, completion->value};
+  if (completion) return *completion;
+  outcome.code = ZOPERATIONTIMEOUT;
+  return outcome;
+}
+
+CreateOutcome LiveClient::create(const std::string& path, const std::string& data, NodeMode mode, Clock::time_point deadline) {
+  ReadOutcome outcome = request(
+      [&](RequestContext* context) {
+        return zoo_acreate(handle_, path.c_str(), data.data(), static_cast<int>(data.size()), &ZOO_OPEN_ACL_UNSAFE, create_flags(mode),
+                           &LiveClient::string_callback, context);
+      },
+      deadline);
+  return CreateOutcome{outcome.code, outcome.data};
 }
 
 int LiveClient::remove(const std::string& path, Clock::time_point deadline) {
-  ELECTSIM_ASSERT(handle_ != nullptr);
-  RequestContext* context = new_request();
-  int code = zoo_adelete(handle_, path.c_str(), -1, &LiveClient::void_callback, context);
-  if (code != ZOK) return code;
-  std::optional<Completion> completion = wait_completion(context->request, deadline);
-  return completion ? completion->code : ZOPERATIONTIMEOUT;
+  return request([&](RequestContext* context) { return zoo_adelete(handle_, path.c_str(), -1, &LiveClient::void_callback, context); }, deadline)
+      .code;
 }
 
 int LiveClient::watch_exists(const std::string& path, Clock::time_point deadline) {
-  ELECTSIM_ASSERT(handle_ != nullptr);
-  RequestContext* context = new_request();
-  int code = zoo_awexists(handle_, path.c_str(), &LiveClient::watcher_callback, this, &LiveClient::stat_callback, context);
-  if (code != ZOK) return code;
-  std::optional<Completion> completion = wait_completion(context->request, deadline);
-  return completion ? completion->code : ZOPERATIONTIMEOUT;
+  return request(
+             [&](RequestContext* context) {
+               return zoo_awexists(handle_, path.c_str(), &LiveClient::watcher_callback, this, &LiveClient::stat_callback, context);
+             },
+             deadline)
+      .code;
 }
 
 std::optional<ClientEvent> LiveClient::wait_event(const std::string& type, const std::string& path, Clock::time_point deadline) {

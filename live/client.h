@@ -42,13 +42,17 @@ struct CreateOutcome {
   std::string path;  // the created path (with the sequence suffix)
 };
 
+// A completion: the code and what came with it.
 struct ReadOutcome {
   int code = 0;
-  std::string data;                   // get_data
+  std::string data;                   // get_data; the created path of a create
   std::vector<std::string> children;  // get_children
   std::int64_t ephemeral_owner = 0;
   std::int64_t czxid = 0;
 };
+
+// Turns the C client's own logging off, once per process (live/client.cpp says why).
+void quiet_c_client_logging();
 
 // The error code's name from the C client (zerror), e.g. "node exists".
 std::string code_text(int code);
@@ -75,6 +79,10 @@ class LiveClient {
   // Reads without a watch (zoo_aget, zoo_aget_children2).
   ReadOutcome get_data(const std::string& path, Clock::time_point deadline);
   ReadOutcome get_children(const std::string& path, Clock::time_point deadline);
+  // What create, remove and the reads share: a request whose call `submit` makes (a C client
+  // error code), then its completion, or ZOPERATIONTIMEOUT at `deadline`.
+  template <typename Submit>
+  ReadOutcome request(Submit submit, Clock::time_point deadline);
   // The first watch event of `type` on `path` delivered so far or until `deadline`.
   std::optional<ClientEvent> wait_event(const std::string& type, const std::string& path, Clock::time_point deadline);
   // Every event delivered so far (drained).
@@ -82,13 +90,7 @@ class LiveClient {
   void close();
 
  private:
-  struct Completion {
-    int code = 0;
-    std::string value;
-    std::vector<std::string> children;
-    std::int64_t ephemeral_owner = 0;
-    std::int64_t czxid = 0;
-  };
+  using Completion = ReadOutcome;
   struct Queued {  // what the C client's thread hands over
     bool is_event = false;
     std::uint64_t request = 0;

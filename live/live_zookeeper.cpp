@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "live/client.h"
 #include "sim/assert.h"
 
 namespace live {
@@ -62,6 +63,8 @@ zk::KeeperState toKeeperState(int state) {
   return zk::KeeperState::disconnected;
 }
 
+}  // namespace
+
 // One request in flight: its channel, its number, and what a multi's results point into.
 struct RequestContext {
   RequestContext(std::shared_ptr<LiveChannel> channel, std::uint64_t request) : channel(std::move(channel)), request(request) {}
@@ -74,6 +77,8 @@ struct RequestContext {
   std::vector<::Stat> stats;
   std::vector<zk::OpCode> types;
 };
+
+namespace {
 
 void post_reply(RequestContext* context, LiveZooKeeper::Reply reply) {
   std::shared_ptr<LiveChannel> channel = std::move(context->channel);
@@ -154,15 +159,6 @@ void path_watcher(zhandle_t*, int type, int state, const char* path, void* conte
   channel->loop->post(channel->node, [channel, id, type, state, changed] {
     if (channel->owner != nullptr) channel->owner->watchEvent(id, type, state, changed);
   });
-}
-
-// The C client logs every refused reconnect of a killed instance as an error; what happens to the
-// sessions is in the trace (client.state) instead. Once per process.
-void quiet_c_client_logging() {
-  static bool done = false;
-  if (done) return;
-  done = true;
-  zoo_set_debug_level(static_cast<ZooLogLevel>(0));
 }
 
 }  // namespace
@@ -259,92 +255,74 @@ LiveZooKeeper::Reply failed(int rc) {
   return reply;
 }
 
-// The context the C call gets; on a synchronous failure (a bad state) the completion never runs.
-template <class Call>
-int submit(RequestContext* context, Call call) {
-  int rc = call(context);
-  if (rc != ZOK) delete context;
-  return rc;
-}
 }  // namespace
 
-sim::Task<zk::CreateResult> LiveZooKeeper::create(std::string path, std::string data, zk::CreateMode mode) {
-  if (handle_ == nullptr) co_return zk::CreateResult{zk::Code::session_expired, ""};
+sim::Task<LiveZooKeeper::Reply> LiveZooKeeper::roundTrip(std::function<int(RequestContext*)> submit, RequestContext* prepared) {
+  std::unique_ptr<RequestContext> context(prepared != nullptr ? prepared : new RequestContext{channel_, 0});
+  if (handle_ == nullptr) co_return failed(ZINVALIDSTATE);  // closed: the session is over
   auto [request, future] = open();
-  int rc = submit(new RequestContext{channel_, request}, [&](RequestContext* context) {
+  context->channel = channel_;
+  context->request = request;
+  // The C client owns the context until its completion runs; on a synchronous failure (a bad
+  // state) the completion never runs and the context stays ours.
+  int rc = submit(context.get());
+  if (rc == ZOK) {
+    context.release();
+  } else {
+    complete(request, failed(rc));
+  }
+  Reply reply = co_await future.wait(owner_.sim());
+  if (reply.rc == ZOK) seen(reply.stat);
+  co_return reply;
+}
+
+sim::Task<zk::CreateResult> LiveZooKeeper::create(std::string path, std::string data, zk::CreateMode mode) {
+  Reply reply = co_await roundTrip([&](RequestContext* context) {
     return zoo_acreate(handle_, path.c_str(), data.data(), static_cast<int>(data.size()), &ZOO_OPEN_ACL_UNSAFE, createFlags(mode),
                        &string_completion, context);
   });
-  if (rc != ZOK) complete(request, failed(rc));
-  Reply reply = co_await future.wait(owner_.sim());
   co_return zk::CreateResult{toCode(reply.rc), std::move(reply.value)};
 }
 
 sim::Task<zk::Code> LiveZooKeeper::deleteNode(std::string path, std::int32_t version) {
-  if (handle_ == nullptr) co_return zk::Code::session_expired;
-  auto [request, future] = open();
-  int rc = submit(new RequestContext{channel_, request},
-                  [&](RequestContext* context) { return zoo_adelete(handle_, path.c_str(), version, &void_completion, context); });
-  if (rc != ZOK) complete(request, failed(rc));
-  Reply reply = co_await future.wait(owner_.sim());
+  Reply reply = co_await roundTrip([&](RequestContext* context) { return zoo_adelete(handle_, path.c_str(), version, &void_completion, context); });
   co_return toCode(reply.rc);
 }
 
 sim::Task<zk::StatResult> LiveZooKeeper::exists(std::string path, zk::Watcher watcher) {
-  if (handle_ == nullptr) co_return zk::StatResult{zk::Code::session_expired, {}};
-  auto [request, future] = open();
-  int rc = submit(new RequestContext{channel_, request}, [&](RequestContext* context) {
+  Reply reply = co_await roundTrip([&](RequestContext* context) {
     if (!watcher) return zoo_aexists(handle_, path.c_str(), 0, &stat_completion, context);
     return zoo_awexists(handle_, path.c_str(), &path_watcher, addWatch(std::move(watcher)), &stat_completion, context);
   });
-  if (rc != ZOK) complete(request, failed(rc));
-  Reply reply = co_await future.wait(owner_.sim());
-  if (reply.rc == ZOK) seen(reply.stat);
   co_return zk::StatResult{toCode(reply.rc), reply.stat};
 }
 
 sim::Task<zk::DataResult> LiveZooKeeper::getData(std::string path, zk::Watcher watcher) {
-  if (handle_ == nullptr) co_return zk::DataResult{zk::Code::session_expired, "", {}};
-  auto [request, future] = open();
-  int rc = submit(new RequestContext{channel_, request}, [&](RequestContext* context) {
+  Reply reply = co_await roundTrip([&](RequestContext* context) {
     if (!watcher) return zoo_aget(handle_, path.c_str(), 0, &data_completion, context);
     return zoo_awget(handle_, path.c_str(), &path_watcher, addWatch(std::move(watcher)), &data_completion, context);
   });
-  if (rc != ZOK) complete(request, failed(rc));
-  Reply reply = co_await future.wait(owner_.sim());
-  if (reply.rc == ZOK) seen(reply.stat);
   co_return zk::DataResult{toCode(reply.rc), std::move(reply.value), reply.stat};
 }
 
 sim::Task<zk::ChildrenResult> LiveZooKeeper::getChildren(std::string path, zk::Watcher watcher) {
-  if (handle_ == nullptr) co_return zk::ChildrenResult{zk::Code::session_expired, {}, {}};
-  auto [request, future] = open();
-  int rc = submit(new RequestContext{channel_, request}, [&](RequestContext* context) {
+  Reply reply = co_await roundTrip([&](RequestContext* context) {
     if (!watcher) return zoo_aget_children2(handle_, path.c_str(), 0, &children_completion, context);
     return zoo_awget_children2(handle_, path.c_str(), &path_watcher, addWatch(std::move(watcher)), &children_completion, context);
   });
-  if (rc != ZOK) complete(request, failed(rc));
-  Reply reply = co_await future.wait(owner_.sim());
-  if (reply.rc == ZOK) seen(reply.stat);
   co_return zk::ChildrenResult{toCode(reply.rc), std::move(reply.children), reply.stat};
 }
 
 sim::Task<zk::StatResult> LiveZooKeeper::setData(std::string path, std::string data, std::int32_t version) {
-  if (handle_ == nullptr) co_return zk::StatResult{zk::Code::session_expired, {}};
-  auto [request, future] = open();
-  int rc = submit(new RequestContext{channel_, request}, [&](RequestContext* context) {
+  Reply reply = co_await roundTrip([&](RequestContext* context) {
     return zoo_aset(handle_, path.c_str(), data.data(), static_cast<int>(data.size()), version, &stat_completion, context);
   });
-  if (rc != ZOK) complete(request, failed(rc));
-  Reply reply = co_await future.wait(owner_.sim());
-  if (reply.rc == ZOK) seen(reply.stat);
   co_return zk::StatResult{toCode(reply.rc), reply.stat};
 }
 
 sim::Task<zk::MultiResult> LiveZooKeeper::multi(std::vector<zk::Op> ops) {
-  if (handle_ == nullptr) co_return zk::MultiResult{zk::Code::session_expired, {}};
-  auto [request, future] = open();
-  auto* context = new RequestContext{channel_, request};
+  // The ops point into the context's buffers, which live until the completion has copied the results.
+  auto* context = new RequestContext{channel_, 0};
   std::size_t count = ops.size();
   context->ops.resize(count);
   context->results.resize(count);
@@ -371,21 +349,12 @@ sim::Task<zk::MultiResult> LiveZooKeeper::multi(std::vector<zk::Op> ops) {
       default: ELECTSIM_ASSERT_MSG(false, "live mode: an op multi does not take");
     }
   }
-  int rc = submit(context, [&](RequestContext* submitted) {
-    return zoo_amulti(handle_, static_cast<int>(count), submitted->ops.data(), submitted->results.data(), &void_completion, submitted);
-  });
-  if (rc != ZOK) complete(request, failed(rc));
-  Reply reply = co_await future.wait(owner_.sim());
-  zk::MultiResult result{toCode(reply.rc), std::move(reply.results)};
-  if (result.code == zk::Code::ok) {
-    for (const zk::OpResult& op : result.results) {
-      if (op.err != zk::Code::ok && op.err != zk::Code::runtime_inconsistency) {
-        result.code = op.err;
-        break;
-      }
-    }
-  }
-  co_return result;
+  Reply reply = co_await roundTrip(
+      [&](RequestContext* submitted) {
+        return zoo_amulti(handle_, static_cast<int>(count), submitted->ops.data(), submitted->results.data(), &void_completion, submitted);
+      },
+      context);
+  co_return zk::makeMultiResult(toCode(reply.rc), std::move(reply.results));
 }
 
 sim::Task<void> LiveZooKeeper::close() {

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -31,6 +32,7 @@ typedef struct _zhandle zhandle_t;
 namespace live {
 
 class LiveZookeeperFactory;
+struct RequestContext;  // live_zookeeper.cpp: one request in flight, as the C client holds it
 
 // What the C client's threads may reach: the loop to post to, and (read on the loop's thread only)
 // the handle it belongs to, cleared when the handle goes.
@@ -87,6 +89,9 @@ class LiveZooKeeper final : public zk::ZooKeeper {
 
  private:
   std::pair<std::uint64_t, sim::Future<Reply>> open();
+  // One request: `submit` hands the context to the C client (`prepared`, or a new one); the reply
+  // comes back through the loop. A closed handle answers ZINVALIDSTATE (SESSIONEXPIRED) at once.
+  sim::Task<Reply> roundTrip(std::function<int(RequestContext*)> submit, RequestContext* prepared = nullptr);
   // Registers `watcher` and returns the C client's context for it.
   LiveChannel::WatchContext* addWatch(zk::Watcher watcher);
   void seen(const zk::Stat& stat);

@@ -1,7 +1,8 @@
 #include "live/realtime_loop.h"
 
 #include <algorithm>
-#include <stdexcept>
+#include <cstdio>
+#include <cstdlib>
 
 namespace live {
 
@@ -14,10 +15,12 @@ constexpr auto stop_poll = std::chrono::milliseconds(50);
 void RealTimeLoop::post(sim::NodeId node, std::function<void()> action) {
   {
     std::lock_guard lock(mutex_);
-    if (inbox_.size() >= inbox_max) throw std::runtime_error("live mode: the real-time loop's inbox is full (the loop is stuck)");
+    if (inbox_.size() >= inbox_max) {
+      std::fputs("electsim: live mode: the real-time loop's inbox is full (the loop is stuck)\n", stderr);
+      std::abort();  // the JVMs die with us (PR_SET_PDEATHSIG, child_process.h)
+    }
     inbox_.push_back(Posted{node, std::move(action)});
   }
-  posted_.fetch_add(1);
   arrived_.notify_one();
 }
 

@@ -28,14 +28,14 @@ class RealTimeLoop {
   RealTimeLoop& operator=(const RealTimeLoop&) = delete;
 
   // Any thread: runs `action` on the loop's thread as a callback of `node` (sim::no_node: the harness).
+  // Past inbox_max waiting actions the loop is stuck: electsim stops with a message (the caller is
+  // the C client's thread, where an exception cannot go).
   void post(sim::NodeId node, std::function<void()> action);
   // The loop's thread: runs the simulation until virtual `end` has passed in real time, or stop().
   void run_until(sim::Instant end);
   // Any thread, also a signal handler (only an atomic store): run_until returns within 50 ms.
   void stop() { stop_.store(true); }
   bool stopped() const { return stop_.load(); }
-  // Actions posted so far (for the report).
-  std::uint64_t actions_posted() const { return posted_.load(); }
 
  private:
   struct Posted {
@@ -49,7 +49,6 @@ class RealTimeLoop {
   std::condition_variable arrived_;
   std::deque<Posted> inbox_;
   std::atomic<bool> stop_{false};
-  std::atomic<std::uint64_t> posted_{0};
 };
 
 }  // namespace live

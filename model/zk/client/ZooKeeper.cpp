@@ -74,7 +74,11 @@ sim::Task<MultiResult> SimulatedZooKeeper::multi(std::vector<Op> ops) {
     request.ops.push_back(std::move(sub));
   }
   ClientReply reply = co_await cnxn_->submitRequest(std::move(request));
-  MultiResult result{reply.err, std::move(reply.results)};
+  co_return makeMultiResult(reply.err, std::move(reply.results));
+}
+
+MultiResult makeMultiResult(Code code, std::vector<OpResult> results) {
+  MultiResult result{code, std::move(results)};
   // The multi's outcome is its first failing op (a lost connection fails the whole call).
   if (result.code == Code::ok) {
     for (const OpResult& op : result.results) {
@@ -84,7 +88,7 @@ sim::Task<MultiResult> SimulatedZooKeeper::multi(std::vector<Op> ops) {
       }
     }
   }
-  co_return result;
+  return result;
 }
 
 }  // namespace zk

@@ -35,6 +35,9 @@ struct MultiResult {
   std::vector<OpResult> results;
 };
 
+// A multi's result from the call's code and the ops' results: its code is the first failing op's.
+MultiResult makeMultiResult(Code code, std::vector<OpResult> results);
+
 // Op for multi(): Op.create / Op.delete / Op.setData / Op.check.
 struct Op {
   OpCode type = OpCode::check;
