@@ -94,13 +94,14 @@ ClientProxy::~ClientProxy() {
   ::close(wake_fd_);
 }
 
-int ClientProxy::add_client(const std::vector<std::uint16_t>& server_ports) {
-  if (server_ports.empty()) throw std::invalid_argument("live mode: client proxy: a client needs at least one server port");
-  if (server_ports.size() > static_cast<std::size_t>(servers_max)) {
+int ClientProxy::add_client(const std::vector<Endpoint>& servers) {
+  if (servers.empty()) throw std::invalid_argument("live mode: client proxy: a client needs at least one server port");
+  if (servers.size() > static_cast<std::size_t>(servers_max)) {
     throw std::invalid_argument("live mode: client proxy: more than " + std::to_string(servers_max) + " servers for one client");
   }
-  for (std::uint16_t port : server_ports) {
-    if (port == 0) throw std::invalid_argument("live mode: client proxy: server port 0");
+  for (const Endpoint& server : servers) {
+    if (server.port == 0) throw std::invalid_argument("live mode: client proxy: server port 0");
+    server.socket_address();  // throws on a bad address, before anything is opened
   }
   {
     std::lock_guard lock(mutex_);
@@ -110,16 +111,16 @@ int ClientProxy::add_client(const std::vector<std::uint16_t>& server_ports) {
   }
   // The sockets are made outside the lock: nothing shares them until the client is registered.
   Client client;
-  client.server_ports = server_ports;
-  client.cut.assign(server_ports.size(), 0);
-  client.listen_fds.reserve(server_ports.size());  // push_back below cannot throw and leak a socket
-  client.listen_ports.reserve(server_ports.size());
+  client.servers = servers;
+  client.cut.assign(servers.size(), 0);
+  client.listen_fds.reserve(servers.size());  // push_back below cannot throw and leak a socket
+  client.listen_ports.reserve(servers.size());
   auto give_up = [&](const char* what) {
     std::string message = socket_error(what, errno);
     for (int fd : client.listen_fds) ::close(fd);
     throw std::runtime_error(message);
   };
-  for (std::size_t server = 0; server < server_ports.size(); server++) {
+  for (std::size_t server = 0; server < servers.size(); server++) {
     int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) give_up("socket for a listening port");
     client.listen_fds.push_back(fd);
@@ -172,9 +173,9 @@ void ClientProxy::set_cut(int client, int server, bool cut) {
   std::unique_lock lock(mutex_);
   check_client(client);
   Client& entry = clients_[static_cast<std::size_t>(client)];
-  if (server < 0 || static_cast<std::size_t>(server) >= entry.server_ports.size()) {
+  if (server < 0 || static_cast<std::size_t>(server) >= entry.servers.size()) {
     throw std::invalid_argument("live mode: client proxy: client " + std::to_string(client) + " has no server " + std::to_string(server) +
-                                " (it has " + std::to_string(entry.server_ports.size()) + ")");
+                                " (it has " + std::to_string(entry.servers.size()) + ")");
   }
   entry.cut[static_cast<std::size_t>(server)] = cut ? 1 : 0;
   apply_and_wait(lock);
@@ -421,14 +422,14 @@ void ClientProxy::accept_connections(int client, int server) {
 
 // Leaves the link held when the connect failed at once: the caller closes it.
 void ClientProxy::start_connect(Link& link) {
-  std::uint16_t port = clients_[static_cast<std::size_t>(link.client)].server_ports[static_cast<std::size_t>(link.server)];
+  const Endpoint& server = clients_[static_cast<std::size_t>(link.client)].servers[static_cast<std::size_t>(link.server)];
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) {
     log_failure("socket for the onward connection", link.client, link.server, errno);
     return;
   }
   set_no_delay(fd);
-  sockaddr_in address = loopback(port);
+  sockaddr_in address = server.socket_address();
   if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
     link.stage = Link::Stage::open;
   } else if (errno == EINPROGRESS || errno == EINTR) {  // after EINTR the connect goes on in the background

@@ -22,6 +22,8 @@
 #include <thread>
 #include <vector>
 
+#include "live/endpoint.h"
+
 namespace live {
 
 class ClientProxy {
@@ -41,11 +43,11 @@ class ClientProxy {
   ClientProxy(const ClientProxy&) = delete;
   ClientProxy& operator=(const ClientProxy&) = delete;
 
-  // Registers a client that may connect to each server port in `server_ports` (on 127.0.0.1) and
+  // Registers a client that may connect to each server in `servers` (address and client port) and
   // returns its number (0, 1, ...). Opens one listening socket per server on a free loopback port.
   // Throws std::invalid_argument on no ports, a port 0 or more than servers_max, std::runtime_error
   // past clients_max or when a socket cannot be opened (with the system's reason).
-  int add_client(const std::vector<std::uint16_t>& server_ports);
+  int add_client(const std::vector<Endpoint>& servers);
   // "127.0.0.1:p0,127.0.0.1:p1,...": the client's listening ports in server order, a ZooKeeper
   // connect string. A crashed client keeps its string (connections to it are refused).
   std::string connect_string(int client) const;
@@ -57,7 +59,7 @@ class ClientProxy {
   // connections (data waits in the kernel's and the proxy's buffers, the peers see silence, not an
   // error). New connections are accepted (as the kernel would) but connected onward only on resume.
   void set_paused(int client, bool paused);
-  // A partition between the client and server `server` (an index into its server_ports): the same
+  // A partition between the client and server `server` (an index into its servers): the same
   // silence as set_paused, on that pair only. Healing (cut = false) resumes everything.
   void set_cut(int client, int server, bool cut);
   // Bytes delivered so far for the client, both directions (for tests and traces).
@@ -85,7 +87,7 @@ class ClientProxy {
     Pipe to_client;
   };
   struct Client {
-    std::vector<std::uint16_t> server_ports;
+    std::vector<Endpoint> servers;
     std::vector<std::uint16_t> listen_ports;
     std::vector<int> listen_fds;  // -1 once crashed
     std::vector<char> cut;        // per server

@@ -47,12 +47,14 @@ LiveEnsemble::LiveEnsemble(LiveEnsembleConfig config, Installation installation)
   if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("live mode: cannot create a temp folder");
   folder_ = pattern;
   std::vector<int> ports = free_loopback_ports(3 * config_.servers);
+  if (config_.network_namespaces) network_ = std::make_unique<ServerNetwork>(config_.servers);
   servers_.resize(static_cast<std::size_t>(config_.servers));
   for (int index = 0; index < config_.servers; index++) {
     Server& entry = servers_[static_cast<std::size_t>(index)];
     entry.client_port = ports[static_cast<std::size_t>(3 * index)];
     entry.quorum_port = ports[static_cast<std::size_t>(3 * index + 1)];
     entry.election_port = ports[static_cast<std::size_t>(3 * index + 2)];
+    if (network_) entry.host = network_->host(index + 1);
   }
   write_configuration();
   poller_ = std::thread([this] { poll_loop(); });
@@ -84,7 +86,7 @@ void LiveEnsemble::write_configuration() const {
         << "syncLimit=" << config_.sync_limit << "\n"
         << "dataDir=" << (home / "data").string() << "\n"
         << "clientPort=" << server(sid).client_port << "\n"
-        << "clientPortAddress=127.0.0.1\n"
+        << "clientPortAddress=" << server(sid).host << "\n"
         // The four-letter words the poller needs, and nothing else; no Jetty admin server (it would
         // need one more port per server and is not observed).
         << "4lw.commands.whitelist=srvr,mntr,stat\n"
@@ -92,7 +94,7 @@ void LiveEnsemble::write_configuration() const {
         // Small preallocation of the txn log: runs are short, and the disk is shared.
         << "preAllocSize=1024\n";
     for (int peer = 1; peer <= config_.servers; peer++) {
-      cfg << "server." << peer << "=127.0.0.1:" << server(peer).quorum_port << ":" << server(peer).election_port << "\n";
+      cfg << "server." << peer << "=" << server(peer).host << ":" << server(peer).quorum_port << ":" << server(peer).election_port << "\n";
     }
     if (!cfg) throw std::runtime_error("live mode: cannot write " + (home / "zoo.cfg").string());
   }
@@ -112,25 +114,30 @@ std::string LiveEnsemble::connect_string() const {
   std::string text;
   for (int sid = 1; sid <= config_.servers; sid++) {
     if (!text.empty()) text += ",";
-    text += "127.0.0.1:" + std::to_string(server(sid).client_port);
+    text += client_endpoint(sid).text();
   }
   return text;
 }
 
-int LiveEnsemble::client_port(int sid) const { return server(sid).client_port; }
+Endpoint LiveEnsemble::client_endpoint(int sid) const {
+  return Endpoint(server(sid).host, static_cast<std::uint16_t>(server(sid).client_port));
+}
 
 void LiveEnsemble::start(int sid) {
   std::filesystem::path home = folder_ / ("zk" + std::to_string(sid));
-  std::vector<std::string> argv{
+  std::vector<std::string> argv;
+  if (network_) argv = network_->exec_prefix(sid);  // `ip netns exec NAME` execs java in place
+  argv.insert(argv.end(), {
       installation_.java.string(),
       // A small heap and a quick start: several JVMs share two cores here, and the runs are short.
       "-Xmx192m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
       "-Djava.net.preferIPv4Stack=true", "-Dorg.slf4j.simpleLogger.showDateTime=true",
       "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS", "-Dzookeeper.jmx.log4j.disable=true",
-      "-cp", installation_.class_path, "org.apache.zookeeper.server.quorum.QuorumPeerMain", (home / "zoo.cfg").string()};
+      "-cp", installation_.class_path, "org.apache.zookeeper.server.quorum.QuorumPeerMain", (home / "zoo.cfg").string()});
   std::lock_guard lock(mutex_);
   Server& entry = server(sid);
   ELECTSIM_ASSERT(!entry.process.running());
+  if (network_) network_->set_powered_off(sid, false);  // power back on: peers' old connections get a reset
   entry.process = ChildProcess::exec(argv, home, home / "server.log");
   entry.paused = false;
 }
@@ -142,6 +149,26 @@ void LiveEnsemble::kill(int sid) {
   entry.process.kill();
   entry.paused = false;
   entry.resume_at.reset();
+}
+
+void LiveEnsemble::power_off(int sid) {
+  if (!network_) {
+    pause(sid);
+    return;
+  }
+  std::lock_guard lock(mutex_);
+  Server& entry = server(sid);
+  ELECTSIM_ASSERT(entry.process.running());
+  network_->set_powered_off(sid, true);
+  entry.process.kill();
+  entry.paused = false;
+  entry.resume_at.reset();
+}
+
+void LiveEnsemble::set_links(const std::vector<std::vector<bool>>& delivered) {
+  ELECTSIM_ASSERT_MSG(network_ != nullptr, "live mode: links between servers need network namespaces");
+  std::lock_guard lock(mutex_);
+  network_->set_links(delivered);
 }
 
 void LiveEnsemble::pause(int sid) {
@@ -220,7 +247,7 @@ void LiveEnsemble::poll_loop() {
   // The query timeout is the poll interval: a server that does not answer within it is reported as
   // no-answer (a paused JVM), which the next round re-checks.
   while (true) {
-    std::vector<std::pair<int, int>> to_poll;  // (sid, port) of the running servers
+    std::vector<std::pair<int, Endpoint>> to_poll;  // the running servers
     {
       std::lock_guard lock(mutex_);
       if (stopping_) return;
@@ -231,11 +258,11 @@ void LiveEnsemble::poll_loop() {
           if (entry.process.running() && entry.paused) entry.process.resume();
           entry.paused = false;
         }
-        if (server(sid).process.running()) to_poll.emplace_back(sid, server(sid).client_port);
+        if (server(sid).process.running()) to_poll.emplace_back(sid, client_endpoint(sid));
       }
     }
     std::vector<std::pair<int, ServerStatus>> answers;
-    for (auto [sid, port] : to_poll) answers.emplace_back(sid, query_srvr(port, config_.poll_interval));
+    for (const auto& [sid, endpoint] : to_poll) answers.emplace_back(sid, query_srvr(endpoint, config_.poll_interval));
     Clock::time_point now = Clock::now();
     {
       std::lock_guard lock(mutex_);

@@ -1,4 +1,6 @@
-// LiveEnsemble: a real ZooKeeper 3.8 ensemble on loopback, one JVM per server, for one run.
+// LiveEnsemble: a real ZooKeeper 3.8 ensemble on this machine, one JVM per server, for one run: on
+// loopback, or with a network namespace per server (LiveEnsembleConfig::network_namespaces,
+// live/server_network.h) when links between servers are to be cut.
 //
 // The deployment mirrors the simulated zk::Ensemble: servers zk1..zkN with sid N, the scenario's
 // tickTime/initLimit/syncLimit. Each run gets a temp folder (zoo.cfg, myid and data per server, and
@@ -15,6 +17,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -22,8 +25,10 @@
 #include <vector>
 
 #include "live/child_process.h"
+#include "live/endpoint.h"
 #include "live/four_letter.h"
 #include "live/installation.h"
+#include "live/server_network.h"
 
 namespace live {
 
@@ -39,6 +44,9 @@ struct LiveEnsembleConfig {
   int sync_limit = 5;
   Milliseconds poll_interval{50};
   bool keep_folder = false;  // keep the temp folder (logs) after the run
+  // One namespace per server (root only): needed for partitions between servers and a silent
+  // power-off. Off: every server on 127.0.0.1, nothing can come between two servers.
+  bool network_namespaces = false;
 };
 
 struct Observation {
@@ -57,13 +65,21 @@ class LiveEnsemble {
   int size() const { return config_.servers; }
   const LiveEnsembleConfig& config() const { return config_; }
   const std::filesystem::path& folder() const { return folder_; }
-  // "127.0.0.1:p1,127.0.0.1:p2,..." for zookeeper_init.
+  // "host1:p1,host2:p2,..." for zookeeper_init.
   std::string connect_string() const;
-  int client_port(int sid) const;
+  Endpoint client_endpoint(int sid) const;
+  // The namespaces, when the ensemble has them.
+  ServerNetwork* network() { return network_.get(); }
 
   // Faults, in real time. start() is also a restart after kill().
   void start(int sid);
-  void kill(int sid);   // crash and power_off: kill -9 (a power-off cannot be told apart on loopback)
+  void kill(int sid);   // crash: kill -9 (the kernel closes its sockets: peers see the close at once)
+  // A machine without power: silence. With namespaces every packet in and out of the server is
+  // dropped, then the JVM is killed behind that wall (its peers never see a close); start() lifts it.
+  // On loopback a SIGSTOP that is never resumed (the kernel still answers TCP for it).
+  void power_off(int sid);
+  // delivered[a - 1][b - 1]: whether server a's packets reach server b. Needs namespaces.
+  void set_links(const std::vector<std::vector<bool>>& delivered);
   void pause(int sid);  // SIGSTOP
   void resume(int sid); // SIGCONT
   // pause, then SIGCONT after `pause_for` (the scenario's `pause ... for`), done by the poller thread.
@@ -81,6 +97,7 @@ class LiveEnsemble {
 
  private:
   struct Server {
+    std::string host = "127.0.0.1";
     int client_port = 0;
     int quorum_port = 0;
     int election_port = 0;
@@ -97,6 +114,7 @@ class LiveEnsemble {
 
   LiveEnsembleConfig config_;
   Installation installation_;
+  std::unique_ptr<ServerNetwork> network_;  // made before and removed after the servers run
   std::filesystem::path folder_;
   std::vector<Server> servers_;
   mutable std::mutex mutex_;

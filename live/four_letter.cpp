@@ -71,15 +71,12 @@ bool wait_ready(int fd, short events, std::chrono::steady_clock::time_point dead
 
 }  // namespace
 
-ServerStatus query_srvr(int port, std::chrono::milliseconds timeout) {
-  ELECTSIM_ASSERT(port > 0 && port < 65536);
+ServerStatus query_srvr(const Endpoint& server, std::chrono::milliseconds timeout) {
+  ELECTSIM_ASSERT(server.port > 0);
   auto deadline = std::chrono::steady_clock::now() + timeout;
   Socket socket{::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)};
   if (socket.fd < 0) return ServerStatus{ServerMode::down, std::nullopt};
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<std::uint16_t>(port));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  sockaddr_in address = server.socket_address();
   if (::connect(socket.fd, reinterpret_cast<sockaddr*>(&address), sizeof address) < 0) {
     if (errno != EINPROGRESS) return ServerStatus{ServerMode::down, std::nullopt};
     if (!wait_ready(socket.fd, POLLOUT, deadline)) return ServerStatus{ServerMode::no_answer, std::nullopt};

@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 
+#include "live/endpoint.h"
+
 namespace live {
 
 enum class ServerMode {
@@ -31,8 +33,8 @@ struct ServerStatus {
 // Parses the text a server answers to `srvr`.
 ServerStatus parse_srvr(const std::string& answer);
 
-// Connects to 127.0.0.1:port, sends "srvr", reads the answer until the server closes the connection.
+// Connects to the server, sends "srvr", reads the answer until the server closes the connection.
 // `timeout` bounds the connect and the whole read.
-ServerStatus query_srvr(int port, std::chrono::milliseconds timeout);
+ServerStatus query_srvr(const Endpoint& server, std::chrono::milliseconds timeout);
 
 }  // namespace live

@@ -11,6 +11,7 @@ namespace {
 
 LiveEnsembleConfig ensemble_config(const harness::Scenario& scenario) {
   LiveEnsembleConfig config;
+  config.network_namespaces = !LivePlatform::serverNetworkFaults(scenario).empty() && !ServerNetwork::unavailable_reason();
   config.servers = scenario.zookeeper.servers;
   config.tick_time = std::chrono::duration_cast<Milliseconds>(scenario.zookeeper.tick_time);
   config.init_limit = scenario.zookeeper.init_limit;
@@ -45,7 +46,7 @@ class LiveServerNode final : public sim::Node {
   }
   void on_stop() override {
     if (closing_silently()) {
-      ensemble_.pause(sid_);  // power_off: silence, never resumed
+      ensemble_.power_off(sid_);  // silence
     } else {
       ensemble_.kill(sid_);
     }
@@ -67,29 +68,41 @@ LivePlatform::~LivePlatform() {
   if (factory_) factory_->closeRetired();
 }
 
-std::vector<std::string> LivePlatform::unsupportedFaults(const harness::Scenario& scenario) {
-  std::vector<std::string> skipped;
+std::vector<std::string> LivePlatform::serverNetworkFaults(const harness::Scenario& scenario) {
+  std::vector<std::string> found;
   auto is_server = [](const std::string& name) { return name.starts_with("zk"); };
+  auto has_server = [&](const std::vector<std::string>& group) { return std::any_of(group.begin(), group.end(), is_server); };
   for (const harness::Fault& fault : scenario.faults) {
     std::string at = sim::format_duration(fault.at) + " " + std::string(harness::fault_kind_name(fault.kind));
     switch (fault.kind) {
-      case harness::FaultKind::partition: {
-        int groups_with_servers = 0;
-        for (const auto& group : fault.groups) groups_with_servers += std::any_of(group.begin(), group.end(), is_server) ? 1 : 0;
-        if (groups_with_servers > 1) skipped.push_back(at + ": separates servers from servers (needs network namespaces, not done)");
+      case harness::FaultKind::partition:
+        if (std::count_if(fault.groups.begin(), fault.groups.end(), has_server) > 1) found.push_back(at + ": separates servers from servers");
         break;
-      }
       case harness::FaultKind::isolate:
-        if (is_server(fault.node)) skipped.push_back(at + " " + fault.node + ": cuts a server from the other servers (needs network namespaces, not done)");
+        if (is_server(fault.node)) found.push_back(at + " " + fault.node + ": cuts a server from the other servers");
         break;
       case harness::FaultKind::bridge:
-        skipped.push_back(at + ": a bridge between server groups (needs network namespaces, not done)");
+        if (std::all_of(fault.groups.begin(), fault.groups.end(), has_server)) found.push_back(at + ": a bridge between server groups");
         break;
       case harness::FaultKind::drop:
-        skipped.push_back(at + " " + fault.from + "->" + fault.to + ": one-way loss (not done live)");
+        if (is_server(fault.from) && is_server(fault.to)) found.push_back(at + " " + fault.from + "->" + fault.to + ": one-way loss between servers");
+        break;
+      case harness::FaultKind::power_off:
+        if (is_server(fault.node)) found.push_back(at + " " + fault.node + ": a server without power (silence)");
         break;
       default: break;
     }
+  }
+  return found;
+}
+
+std::vector<std::string> LivePlatform::unsupportedFaults(const harness::Scenario& scenario) {
+  std::optional<std::string> reason = ServerNetwork::unavailable_reason();
+  if (!reason) return {};
+  std::vector<std::string> skipped;
+  for (std::string& fault : serverNetworkFaults(scenario)) {
+    if (fault.find(": a server without power") != std::string::npos) continue;  // SIGSTOP instead
+    skipped.push_back(fault + " (" + *reason + ")");
   }
   return skipped;
 }
@@ -110,14 +123,14 @@ std::vector<sim::Node*> LivePlatform::addServers(sim::Simulation& sim, const har
   sim_ = &sim;
   loop_ = std::make_unique<RealTimeLoop>(sim);
   std::vector<sim::Node*> servers;
-  std::vector<std::uint16_t> ports;
+  std::vector<Endpoint> endpoints;
   for (int sid = 1; sid <= scenario.zookeeper.servers; sid++) {
     auto& server = sim.add_node<LiveServerNode>("zk" + std::to_string(sid), ensemble_, sid);
     servers.push_back(&server);
     serverNodes_.push_back(server.id());
-    ports.push_back(static_cast<std::uint16_t>(ensemble_.client_port(sid)));
+    endpoints.push_back(ensemble_.client_endpoint(sid));
   }
-  factory_ = std::make_shared<LiveZookeeperFactory>(*loop_, proxy_, serverNodes_, ports);
+  factory_ = std::make_shared<LiveZookeeperFactory>(*loop_, proxy_, serverNodes_, endpoints);
   reported_.assign(serverNodes_.size(), ServerStatus{ServerMode::down, std::nullopt});
   sim.set_pause_observer(this);
   return servers;
@@ -148,6 +161,16 @@ void LivePlatform::networkChanged(const sim::Reachability& reachability) {
       for (int client : clients) proxy_.set_cut(client, static_cast<int>(index), cut);
     }
   }
+  // Links between servers, one direction each (a one-way loss drops only a's packets to b).
+  if (ensemble_.network() == nullptr) return;
+  std::size_t servers = serverNodes_.size();
+  std::vector<std::vector<bool>> delivered(servers, std::vector<bool>(servers, true));
+  for (std::size_t from = 0; from < servers; from++) {
+    for (std::size_t to = 0; to < servers; to++) {
+      if (from != to) delivered[from][to] = reachability.reachable(serverNodes_[from], serverNodes_[to]);
+    }
+  }
+  ensemble_.set_links(delivered);
 }
 
 std::optional<zk::ServerId> LivePlatform::zookeeperLeader() const {

@@ -2,13 +2,16 @@
 //
 //  - Servers: stand-in nodes zk1..zkN whose start, crash, power_off, pause and resume act on the
 //    real JVMs (LiveEnsemble): start/restart runs the server, crash is kill -9, pause is SIGSTOP and
-//    resume SIGCONT. power_off is a SIGSTOP that is never resumed (silence: peers find out by their
-//    timeouts; a restart kills the stopped JVM and starts a new one).
+//    resume SIGCONT. power_off is silence (LiveEnsemble::power_off: a wall of dropped packets around
+//    the killed JVM with namespaces, else a SIGSTOP never resumed); peers find out by their timeouts.
 //  - Clients: LiveZooKeeper handles through the ClientProxy. A paused instance's connections go
-//    silent (the proxy stops moving bytes), a crashed one's are reset. Partitions that separate an
+//    silent (the proxy stops moving bytes), a crashed one's are reset, a powered-off one's go silent
+//    for good. Partitions that separate an
 //    instance from a server cut that client-server link in the proxy.
-//  - Partitions between servers need network namespaces (not done): such faults are listed by
-//    unsupportedFaults() and skipped with a message.
+//  - Links between servers: when the scenario cuts them (partition, isolate, bridge, one-way loss) or
+//    powers a server off, each server gets its own network namespace (live/server_network.h) and
+//    the cuts are nftables rules there. Where namespaces cannot be made (not root, no ip or nft)
+//    such faults are listed by unsupportedFaults() and skipped with a message.
 //  - Observation: every observe_interval, the servers' srvr modes and zxids become `live.server`
 //    trace events, and the platform's leader is the one server reporting `leader`.
 #pragma once
@@ -36,7 +39,12 @@ class LivePlatform final : public harness::ClusterPlatform, private sim::PauseOb
   LivePlatform(const harness::Scenario& scenario, Installation installation);
   ~LivePlatform() override;
 
-  // Faults of the scenario this platform cannot apply (server-to-server partitions), one line each.
+  // The scenario's faults between servers (and power-offs of servers), one line each: these want a
+  // namespace per server.
+  static std::vector<std::string> serverNetworkFaults(const harness::Scenario& scenario);
+  // Faults of the scenario this platform cannot apply here, one line each with the reason: the
+  // server network faults when namespaces cannot be made (a server power-off then falls back to a
+  // SIGSTOP that is never resumed, not listed).
   static std::vector<std::string> unsupportedFaults(const harness::Scenario& scenario);
   // Why each property the harness could judge cannot be judged on a real ensemble.
   static std::map<std::string, std::string> unjudgeableProperties();

@@ -182,9 +182,14 @@ LiveZooKeeper::~LiveZooKeeper() {
   channel_->owner = nullptr;  // late completions and events are dropped
   // Promises die here: a coroutine still waiting is being destroyed with its node anyway.
   if (handle_ == nullptr) return;
-  // Not closed: the process died. Its connections are reset now and refused from now on.
-  factory_.proxy().crash(proxyClient_);
-  factory_.retire(handle_, channel_);
+  // Not closed: the process died. A crash resets its connections now and refuses new ones; a
+  // power-off leaves them open and silent for good.
+  if (owner_.closing_silently()) {
+    factory_.proxy().set_paused(proxyClient_, true);
+  } else {
+    factory_.proxy().crash(proxyClient_);
+  }
+  factory_.retire(handle_, channel_, proxyClient_);
   handle_ = nullptr;
 }
 
@@ -371,9 +376,9 @@ sim::Task<void> LiveZooKeeper::close() {
 // ---- LiveZookeeperFactory ----
 
 LiveZookeeperFactory::LiveZookeeperFactory(RealTimeLoop& loop, ClientProxy& proxy, std::vector<sim::NodeId> server_nodes,
-                                           std::vector<std::uint16_t> server_ports)
-    : loop_(loop), proxy_(proxy), serverNodes_(std::move(server_nodes)), serverPorts_(std::move(server_ports)) {
-  ELECTSIM_ASSERT(serverNodes_.size() == serverPorts_.size());
+                                           std::vector<Endpoint> servers)
+    : loop_(loop), proxy_(proxy), serverNodes_(std::move(server_nodes)), serverEndpoints_(std::move(servers)) {
+  ELECTSIM_ASSERT(serverNodes_.size() == serverEndpoints_.size());
 }
 
 LiveZookeeperFactory::~LiveZookeeperFactory() { closeRetired(); }
@@ -381,13 +386,13 @@ LiveZookeeperFactory::~LiveZookeeperFactory() { closeRetired(); }
 std::unique_ptr<zk::ZooKeeper> LiveZookeeperFactory::newZooKeeper(sim::Node& owner, std::vector<sim::NodeId> servers, sim::Duration sessionTimeout,
                                                                   zk::Watcher watcher, std::uint64_t) {
   // The connect string in the caller's order (the C client shuffles it, as Java's does).
-  std::vector<std::uint16_t> ports;
+  std::vector<Endpoint> endpoints;
   for (sim::NodeId server : servers) {
     auto found = std::find(serverNodes_.begin(), serverNodes_.end(), server);
     ELECTSIM_ASSERT_MSG(found != serverNodes_.end(), "live mode: a connect string names a node that is not a server");
-    ports.push_back(serverPorts_[static_cast<std::size_t>(found - serverNodes_.begin())]);
+    endpoints.push_back(serverEndpoints_[static_cast<std::size_t>(found - serverNodes_.begin())]);
   }
-  int client = proxy_.add_client(ports);
+  int client = proxy_.add_client(endpoints);
   proxyClients_.emplace(owner.id(), client);
   if (owner.paused()) proxy_.set_paused(client, true);
   return std::make_unique<LiveZooKeeper>(owner, *this, client, proxy_.connect_string(client), sessionTimeout, std::move(watcher));
@@ -400,19 +405,31 @@ std::vector<int> LiveZookeeperFactory::proxyClientsOf(sim::NodeId node) const {
   return clients;
 }
 
-void LiveZookeeperFactory::retire(zhandle_t* handle, std::shared_ptr<LiveChannel> channel) {
+void LiveZookeeperFactory::retire(zhandle_t* handle, std::shared_ptr<LiveChannel> channel, int proxy_client) {
+  // No longer one of its node's clients: a later pause, resume or cut of the node (restarted) must
+  // not reach the dead process's links.
+  for (auto it = proxyClients_.begin(); it != proxyClients_.end(); ++it) {
+    if (it->second == proxy_client) {
+      proxyClients_.erase(it);
+      break;
+    }
+  }
   std::lock_guard lock(retiredMutex_);
-  retired_.emplace_back(handle, std::move(channel));
+  retired_.push_back(Retired{handle, std::move(channel), proxy_client});
 }
 
 void LiveZookeeperFactory::closeRetired() {
-  std::vector<std::pair<zhandle_t*, std::shared_ptr<LiveChannel>>> retired;
+  std::vector<Retired> retired;
   {
     std::lock_guard lock(retiredMutex_);
     retired.swap(retired_);
   }
-  // Their connections were reset and are refused: no closeSession reaches a server.
-  for (auto& [handle, channel] : retired) zookeeper_close(handle);
+  // Reset (a powered-off handle's silent links too, now that the run is over): no closeSession
+  // reaches a server, and zookeeper_close does not wait for an answer that cannot come.
+  for (const Retired& entry : retired) {
+    proxy_.crash(entry.proxy_client);
+    zookeeper_close(entry.handle);
+  }
 }
 
 }  // namespace live

@@ -10,7 +10,9 @@
 // Process death: destroying a handle that was not closed is what kill -9 does to its process. The
 // handle's connections go through its own ClientProxy client, which crash() resets and refuses from
 // then on, so the servers see the TCP connection drop and the session lives on until it expires
-// (no closeSession). The zhandle itself is retired to the factory and closed at the end of the run.
+// (no closeSession). A power-off instead silences them for good (the proxy moves no byte again: the
+// servers hear nothing, as from a machine without power). The zhandle itself is retired to the
+// factory and closed at the end of the run.
 #pragma once
 
 #include <cstdint>
@@ -114,10 +116,10 @@ class LiveZooKeeper final : public zk::ZooKeeper {
 };
 
 // Makes LiveZooKeeper handles: each gets its own ClientProxy client in front of the real servers
-// (`server_ports[i]` is the client port of the server whose stand-in node is `server_nodes[i]`).
+// (`servers[i]` is the client endpoint of the server whose stand-in node is `server_nodes[i]`).
 class LiveZookeeperFactory final : public zk::ZookeeperFactory {
  public:
-  LiveZookeeperFactory(RealTimeLoop& loop, ClientProxy& proxy, std::vector<sim::NodeId> server_nodes, std::vector<std::uint16_t> server_ports);
+  LiveZookeeperFactory(RealTimeLoop& loop, ClientProxy& proxy, std::vector<sim::NodeId> server_nodes, std::vector<Endpoint> servers);
   ~LiveZookeeperFactory() override;  // closes every retired zhandle
 
   std::unique_ptr<zk::ZooKeeper> newZooKeeper(sim::Node& owner, std::vector<sim::NodeId> servers, sim::Duration sessionTimeout,
@@ -129,7 +131,7 @@ class LiveZookeeperFactory final : public zk::ZookeeperFactory {
   std::vector<int> proxyClientsOf(sim::NodeId node) const;
   // A handle is gone: its zhandle is closed at the end (after its connections were reset, so no
   // closeSession reaches a server), with the channel its callbacks may still use.
-  void retire(zhandle_t* handle, std::shared_ptr<LiveChannel> channel);
+  void retire(zhandle_t* handle, std::shared_ptr<LiveChannel> channel, int proxy_client);
   // Closes the retired zhandles now (the end of a run).
   void closeRetired();
 
@@ -137,10 +139,15 @@ class LiveZookeeperFactory final : public zk::ZookeeperFactory {
   RealTimeLoop& loop_;
   ClientProxy& proxy_;
   std::vector<sim::NodeId> serverNodes_;
-  std::vector<std::uint16_t> serverPorts_;
+  std::vector<Endpoint> serverEndpoints_;
   std::multimap<sim::NodeId, int> proxyClients_;
   std::mutex retiredMutex_;
-  std::vector<std::pair<zhandle_t*, std::shared_ptr<LiveChannel>>> retired_;
+  struct Retired {
+    zhandle_t* handle;
+    std::shared_ptr<LiveChannel> channel;
+    int proxy_client;
+  };
+  std::vector<Retired> retired_;
 };
 
 }  // namespace live

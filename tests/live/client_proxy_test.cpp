@@ -513,7 +513,8 @@ TEST(ClientProxy, BadNumbersThrow) {
   EXPECT_THROW(proxy.connect_string(0), std::invalid_argument);
   EXPECT_THROW(proxy.add_client({}), std::invalid_argument);
   EXPECT_THROW(proxy.add_client({0}), std::invalid_argument);
-  EXPECT_THROW(proxy.add_client(std::vector<std::uint16_t>(live::ClientProxy::servers_max + 1, 2181)), std::invalid_argument);
+  EXPECT_THROW(proxy.add_client(std::vector<live::Endpoint>(live::ClientProxy::servers_max + 1, live::Endpoint(2181))), std::invalid_argument);
+  EXPECT_THROW(proxy.add_client({live::Endpoint("not-an-address", 2181)}), std::invalid_argument);
   int client = proxy.add_client({unused_port(), unused_port()});
   EXPECT_THROW(proxy.crash(-1), std::invalid_argument);
   EXPECT_THROW(proxy.crash(client + 1), std::invalid_argument);

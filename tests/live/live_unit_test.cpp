@@ -30,7 +30,7 @@ TEST(FourLetter, ALookingServerIsNotServing) {
 
 TEST(FourLetter, NothingListeningIsDown) {
   int port = live::free_loopback_ports(1).front();
-  EXPECT_EQ(live::query_srvr(port, std::chrono::milliseconds(200)).mode, live::ServerMode::down);
+  EXPECT_EQ(live::query_srvr(live::Endpoint(static_cast<std::uint16_t>(port)), std::chrono::milliseconds(200)).mode, live::ServerMode::down);
 }
 
 TEST(FreePorts, AreDistinct) {
