@@ -30,6 +30,7 @@ Cluster::Cluster(const Scenario& scenario, std::uint64_t seed, const sim::Simula
       registerNode(server->name(), *server);
       servers_.push_back(server->id());
     }
+    addWriters();
     return;
   }
   if (scenario.recipe != Recipe::es_zen) {
@@ -50,15 +51,20 @@ Cluster::Cluster(const Scenario& scenario, std::uint64_t seed, const sim::Simula
       std::int64_t persisted_epoch = epoch == scenario.zookeeper.initial_epoch.end() ? -1 : epoch->second;
       if (history != scenario.zookeeper.initial_zxid.end() && history->second > 0) server.seedHistory(history->second, persisted_epoch);
     }
-    for (int writer = 1; writer <= scenario.clients.writers; writer++) {
-      std::string name = "w" + std::to_string(writer);
-      auto& client = sim_->add_node<WorkloadClient>(name, ensemble_->nodes(), scenario.clients);
-      registerNode(name, client);
-    }
+    addWriters();
   }
 }
 
 Cluster::~Cluster() = default;
+
+void Cluster::addWriters() {
+  // Right after the servers, in both modes: the node ids (and so the run) do not depend on the mode.
+  for (int writer = 1; writer <= scenario_.clients.writers; writer++) {
+    std::string name = "w" + std::to_string(writer);
+    auto& client = sim_->add_node<WorkloadClient>(name, servers_, scenario_.clients, zookeeperFactory());
+    registerNode(name, client);
+  }
+}
 
 std::shared_ptr<zk::ZookeeperFactory> Cluster::zookeeperFactory() const { return platform_ ? platform_->zookeeperFactory() : nullptr; }
 

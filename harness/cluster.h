@@ -44,6 +44,8 @@ class Cluster {
 
   // Registers a node under its scenario name (i1, es2, w1 ...), so faults can find it.
   void registerNode(const std::string& name, sim::Node& node);
+  // The workload writers (clients.writers), with handles from zookeeperFactory().
+  void addWriters();
   sim::Node* findNode(std::string_view name) const;
   sim::Node& node(std::string_view name) const;
   std::vector<sim::Node*> nodesWithPrefix(std::string_view prefix) const;  // in name order: i1, i2, ..., i10

@@ -2,12 +2,18 @@
 
 namespace harness {
 
-WorkloadClient::WorkloadClient(sim::Simulation& sim, std::string name, std::vector<sim::NodeId> servers, ClientsConfig config)
-    : Node(sim, std::move(name)), servers_(std::move(servers)), config_(std::move(config)) {}
+WorkloadClient::WorkloadClient(sim::Simulation& sim, std::string name, std::vector<sim::NodeId> servers, ClientsConfig config,
+                               std::shared_ptr<zk::ZookeeperFactory> factory)
+    : Node(sim, std::move(name)), servers_(std::move(servers)), config_(std::move(config)), factory_(std::move(factory)) {
+  if (!factory_) factory_ = std::make_shared<zk::SimulatedZookeeperFactory>();
+}
+
+std::unique_ptr<zk::ZooKeeper> WorkloadClient::newZooKeeper(std::uint64_t seed) {
+  return factory_->newZooKeeper(*this, servers_, config_.session_timeout, zk::Watcher{}, seed);
+}
 
 void WorkloadClient::on_start() {
-  zk_ = std::make_unique<zk::SimulatedZooKeeper>(*this, servers_, config_.session_timeout, zk::Watcher{},
-                                        sim().random().seed_for(name() + "/" + std::to_string(starts())));
+  zk_ = newZooKeeper(sim().random().seed_for(name() + "/" + std::to_string(starts())));
   spawn(run());
 }
 
@@ -28,8 +34,7 @@ sim::Task<void> WorkloadClient::run() {
     co_await sim().sleep(config_.write_interval);
     if (zk_->closed()) {
       // The session expired: a new handle, as an application would make.
-      zk_ = std::make_unique<zk::SimulatedZooKeeper>(*this, servers_, config_.session_timeout, zk::Watcher{},
-                                            sim().random().seed_for(name() + "/" + std::to_string(writes_)));
+      zk_ = newZooKeeper(sim().random().seed_for(name() + "/" + std::to_string(writes_)));
       created = false;
       last_ephemeral.clear();
       continue;

@@ -13,7 +13,9 @@ namespace harness {
 
 class WorkloadClient final : public sim::Node {
  public:
-  WorkloadClient(sim::Simulation& sim, std::string name, std::vector<sim::NodeId> servers, ClientsConfig config);
+  // `factory` makes the ZooKeeper handles (null: simulated ones; live mode passes its own).
+  WorkloadClient(sim::Simulation& sim, std::string name, std::vector<sim::NodeId> servers, ClientsConfig config,
+                 std::shared_ptr<zk::ZookeeperFactory> factory);
 
  protected:
   void on_start() override;
@@ -21,9 +23,11 @@ class WorkloadClient final : public sim::Node {
 
  private:
   sim::Task<void> run();
+  std::unique_ptr<zk::ZooKeeper> newZooKeeper(std::uint64_t seed);
 
   std::vector<sim::NodeId> servers_;
   ClientsConfig config_;
+  std::shared_ptr<zk::ZookeeperFactory> factory_;
   std::unique_ptr<zk::ZooKeeper> zk_;
   std::int64_t writes_ = 0;  // survives restarts: the next value to write
 };

@@ -115,6 +115,8 @@ std::map<std::string, std::string> LivePlatform::unjudgeableProperties() {
       {"ephemeral-cleanup", servers},
       {"watch-once", "needs the servers' watch tables; live mode sees only the watch events a client receives"},
       {"job-single-leader", "its effect overlap needs the zxid each write committed at; not observed live"},
+      {"naive-master-stable", "needs when the servers deleted /master and notified each session, and which server each client used; "
+                              "live mode sees only the clients' side"},
   };
 }
 

@@ -40,12 +40,12 @@ std::optional<std::string> live_unsupported(const harness::Scenario& scenario) {
     case harness::Recipe::leader_latch:
     case harness::Recipe::leader_selector:
     case harness::Recipe::elasticjob:
+    case harness::Recipe::naive_master:
     case harness::Recipe::none: break;
     default:
       return "recipe " + std::string(harness::recipe_name(scenario.recipe)) +
-             " has no live client yet (live mode runs leader-latch, leader-selector, elasticjob and none)";
+             " has no ZooKeeper: live mode runs leader-latch, leader-selector, elasticjob, naive-master and none";
   }
-  if (scenario.clients.writers > 0) return "clients.writers: the workload writers have no live client yet (set writers: 0)";
   if (!scenario.bugs.empty()) return "bugs: a bug switch of the model cannot be applied to a real ZooKeeper (remove `bugs`)";
   if (scenario.zookeeper.servers > live_servers_max) {
     return "zookeeper.servers: at most " + std::to_string(live_servers_max) + " real servers on one machine";

@@ -373,6 +373,17 @@ sim::Task<void> LiveZooKeeper::close() {
   traceState("CLOSED");
 }
 
+void LiveZooKeeper::injectSessionExpiration() {
+  if (handle_ == nullptr) return;
+  // As Java's testable handle: no closeSession. The handle's connections are reset through its
+  // proxy client and refused from now on (the C client fails what was in flight with a connection
+  // loss); the zhandle is closed at the end of the run, when nothing can reach a server any more.
+  factory_.proxy().crash(proxyClient_);
+  factory_.retire(std::exchange(handle_, nullptr), channel_, proxyClient_);
+  state_ = zk::ClientCnxn::States::closed;
+  traceState("CLOSED");
+}
+
 // ---- LiveZookeeperFactory ----
 
 LiveZookeeperFactory::LiveZookeeperFactory(RealTimeLoop& loop, ClientProxy& proxy, std::vector<sim::NodeId> server_nodes,

@@ -68,6 +68,7 @@ class LiveZooKeeper final : public zk::ZooKeeper {
   sim::Task<zk::StatResult> setData(std::string path, std::string data, std::int32_t version = -1) override;
   sim::Task<zk::MultiResult> multi(std::vector<zk::Op> ops) override;
   sim::Task<void> close() override;
+  void injectSessionExpiration() override;
 
   zk::ClientCnxn::States getState() const override { return state_; }
   bool connected() const override { return state_ == zk::ClientCnxn::States::connected; }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/cluster.h"
+#include "harness/platform.h"
 #include "harness/recipes.h"
 #include "model/naive/WorkServer.h"
 #include "model/zk/Ensemble.h"
@@ -24,6 +25,7 @@ class NaiveRecipe final : public RecipeDriver {
     config.servers = cluster.zookeeperServers();
     config.session_timeout = scenario.clients.session_timeout;
     config.anti_jitter = !cluster.hasBug("naive-no-anti-jitter");
+    config.zookeeper_factory = cluster.zookeeperFactory();
     for (int number = 1; number <= scenario.instances.count; number++) {
       std::string name = "i" + std::to_string(number);
       auto& server = cluster.sim().add_node<naive::WorkServer>(name, number, config);
@@ -50,13 +52,19 @@ class NaiveRecipe final : public RecipeDriver {
   // (a create retried after a connection loss finds its own node, and readData names it). The
   // demo's master releases /master every 5 s and takes it back a few round trips later (exists,
   // readData, create), so within handover_allowance of a release an absent /master, or one whose
-  // creator has not had the reply yet, still counts as held by the releaser.
+  // creator has not had the reply yet, still counts as held by the releaser. In live mode the tree is
+  // the real one, read through the platform.
   std::optional<std::string> leaderNow(Cluster& cluster) const override {
-    zk::Ensemble* ensemble = cluster.ensemble();
-    ELECTSIM_ASSERT(ensemble != nullptr);
-    std::optional<zk::ServerId> leader = ensemble->leader();
+    std::optional<zk::ServerId> leader = cluster.zookeeperLeader();
     if (!leader) return std::nullopt;
-    const zk::DataNode* node = ensemble->server(*leader).getZkDb().getDataTree().getNode(naive::WorkServer::master_path);
+    const zk::DataTree* tree = nullptr;
+    if (zk::Ensemble* ensemble = cluster.ensemble()) {
+      tree = &ensemble->server(*leader).getZkDb().getDataTree();
+    } else {
+      ELECTSIM_ASSERT(cluster.platform() != nullptr);
+      tree = cluster.platform()->readTree(naive::WorkServer::master_path);  // null: no /master now
+    }
+    const zk::DataNode* node = tree != nullptr ? tree->getNode(naive::WorkServer::master_path) : nullptr;
     if (node == nullptr) return handingOver(cluster.sim().now());
     for (naive::WorkServer* server : servers_) {
       naive::ZkClient* client = server->up() ? server->zkClient() : nullptr;

@@ -2,6 +2,16 @@
 
 namespace curator {
 
+namespace {
+
+// A coroutine like close(), so a local close is scheduled exactly where a close would be.
+sim::Task<void> closeLocally(zk::ZooKeeper& handle) {
+  handle.injectSessionExpiration();
+  co_return;
+}
+
+}  // namespace
+
 CuratorZookeeperClient::CuratorZookeeperClient(sim::Node& node, std::vector<sim::NodeId> servers, sim::Duration sessionTimeout,
                                                std::uint64_t seed, ParentWatcher parent, std::shared_ptr<zk::ZookeeperFactory> factory)
     : node_(node),
@@ -47,7 +57,9 @@ void CuratorZookeeperClient::reset() {
   // locally, a connected one sends closeSession first.
   instanceIndex_++;
   isConnected_ = false;
-  if (!handles_.empty() && !handles_.back()->closed()) closers_.spawn(handles_.back()->close());
+  if (!handles_.empty() && !handles_.back()->closed()) {
+    closers_.spawn(injectingExpiration_ ? closeLocally(*handles_.back()) : handles_.back()->close());
+  }
   std::int64_t index = instanceIndex_;
   handles_.push_back(factory_->newZooKeeper(
       node_, servers_, sessionTimeout_, [this, index](const zk::WatchedEvent& event) { process(index, event); },
@@ -57,8 +69,11 @@ void CuratorZookeeperClient::reset() {
 
 void CuratorZookeeperClient::injectSessionExpiration() {
   // The Expired event is processed while this handle is still the current one, so the reset it
-  // triggers retires (and closes) it, exactly as for an Expired from the server.
+  // triggers retires it, as for an Expired from the server, and closes it locally: the testable
+  // handle's state is CLOSED already, so ZooKeeper.close() sends nothing.
+  injectingExpiration_ = true;
   process(instanceIndex_, zk::WatchedEvent{zk::EventType::none, zk::KeeperState::expired, ""});
+  injectingExpiration_ = false;
 }
 
 void CuratorZookeeperClient::process(std::int64_t instanceIndex, const zk::WatchedEvent& event) {

@@ -10,9 +10,10 @@
 //    handle, hence a new session once a server answers. Then every event goes on to the parent
 //    watcher (CuratorFrameworkImpl), so the framework sees Expired after the reset.
 //  - injectSessionExpiration() is ZooKeeperTestable.injectSessionExpiration(), which the
-//    ConnectionStateManager uses after SUSPENDED has lasted the session timeout: the handle is
-//    closed locally (no closeSession reaches the server, whose session lives on until it expires
-//    there) and an Expired event is processed as if the server had sent it.
+//    ConnectionStateManager uses after SUSPENDED has lasted the session timeout: an Expired event
+//    is processed as if the server had sent it, and the reset it triggers closes the handle locally
+//    (zk::ZooKeeper::injectSessionExpiration: no closeSession reaches the server, whose session
+//    lives on until it expires there, even if the handle happened to be connected).
 //
 // Retired handles are kept until this object is destroyed: a coroutine may still be waiting for
 // one of their calls (their calls fail with SESSIONEXPIRED once closed).
@@ -74,6 +75,7 @@ class CuratorZookeeperClient {
   std::int64_t instanceIndex_ = 0;
   sim::Duration lastNegotiatedSessionTimeout_{0};
   std::vector<std::unique_ptr<zk::ZooKeeper>> handles_;  // handles_[i] is instance i + 1
+  bool injectingExpiration_ = false;  // the reset under way closes the old handle locally
   sim::Scope closers_;  // closes retired handles; declared last, so destroyed first
 };
 

@@ -14,7 +14,7 @@ void WorkServer::on_start() {
   releasedAt_.reset();
   scheduled_.clear();
   zkClient_ = std::make_unique<ZkClient>(*this, config_.servers, config_.session_timeout,
-                                         sim().random().seed_for(name() + "/" + std::to_string(starts())));
+                                         sim().random().seed_for(name() + "/" + std::to_string(starts())), config_.zookeeper_factory);
   spawn(delayExecutor());
   spawn(run());
 }

@@ -47,6 +47,7 @@ struct WorkServerConfig {
   sim::Duration anti_jitter_delay = 5s;       // how long the non-masters wait before racing
   sim::Duration release_after = 5s;           // the demo's master releases after holding this long (0: never)
   bool anti_jitter = true;                    // off: the bug switch naive-no-anti-jitter
+  std::shared_ptr<zk::ZookeeperFactory> zookeeper_factory;  // null: simulated handles (live mode sets it)
 };
 
 class WorkServer final : public sim::Node, private IZkDataListener {

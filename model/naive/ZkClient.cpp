@@ -4,11 +4,13 @@
 
 namespace naive {
 
-ZkClient::ZkClient(sim::Node& owner, std::vector<sim::NodeId> servers, sim::Duration sessionTimeout, std::uint64_t seed)
+ZkClient::ZkClient(sim::Node& owner, std::vector<sim::NodeId> servers, sim::Duration sessionTimeout, std::uint64_t seed,
+                   std::shared_ptr<zk::ZookeeperFactory> factory)
     : owner_(owner),
       servers_(std::move(servers)),
       sessionTimeout_(sessionTimeout),
       seed_(seed),
+      factory_(factory ? std::move(factory) : std::make_shared<zk::SimulatedZookeeperFactory>()),
       stateChanged_(owner.sim()),
       zkEvents_(owner.sim(), 1024),
       threads_(owner.sim(), owner.id()) {
@@ -27,7 +29,7 @@ void ZkClient::connect() {
   // ZkConnection.connect: a new ZooKeeper handle with ZkClient as its default watcher.
   std::size_t index = handles_.size() + 1;
   watched_.clear();
-  handles_.push_back(std::make_unique<zk::SimulatedZooKeeper>(
+  handles_.push_back(factory_->newZooKeeper(
       owner_, servers_, sessionTimeout_, [this, index](const zk::WatchedEvent& event) { process(index, event); },
       sim::derive_seed(seed_, static_cast<std::uint64_t>(index))));
 }

@@ -41,8 +41,10 @@ class IZkDataListener {
 class ZkClient {
  public:
   // new ZkClient(servers, sessionTimeout, connectionTimeout): the first handle starts connecting;
-  // waitUntilConnected() is the constructor's wait.
-  ZkClient(sim::Node& owner, std::vector<sim::NodeId> servers, sim::Duration sessionTimeout, std::uint64_t seed);
+  // waitUntilConnected() is the constructor's wait. `factory` makes the handles (null: simulated
+  // ones; live mode passes its own, as ZkClient's IZkConnection would be a real ZkConnection).
+  ZkClient(sim::Node& owner, std::vector<sim::NodeId> servers, sim::Duration sessionTimeout, std::uint64_t seed,
+           std::shared_ptr<zk::ZookeeperFactory> factory = nullptr);
   ~ZkClient();
   ZkClient(const ZkClient&) = delete;
   ZkClient& operator=(const ZkClient&) = delete;
@@ -84,6 +86,7 @@ class ZkClient {
   std::vector<sim::NodeId> servers_;
   sim::Duration sessionTimeout_;
   std::uint64_t seed_;
+  std::shared_ptr<zk::ZookeeperFactory> factory_;
   std::vector<std::unique_ptr<zk::ZooKeeper>> handles_;  // the last is current; retired ones are dead
   zk::KeeperState currentState_ = zk::KeeperState::disconnected;
   sim::Condition stateChanged_;

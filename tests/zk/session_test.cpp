@@ -167,6 +167,26 @@ TEST(Session, AGracefulCloseRemovesEphemeralsAtOnce) {
   EXPECT_LE(cluster.sim.now() - before, 100ms);  // REAL-ZOOKEEPER.md: within ~10 ms
 }
 
+TEST(Session, AnInjectedExpirationClosesLocallyAndTheSessionExpiresOnlyByItsTimeout) {
+  // ZooKeeperTestable.injectSessionExpiration on a connected handle (Curator's after a long
+  // SUSPENDED): CLOSED at once, no closeSession, so the ephemeral stays until the server expires
+  // the session, at least T - T/3 later.
+  Cluster cluster;
+  auto& owner = cluster.client("i1", 6s, createEphemeral);
+  owner.start();
+  cluster.sim.run_for(3s);
+  ASSERT_TRUE(owner.has("create OK"));
+  ASSERT_TRUE(owner.zk().connected());
+  owner.zk().injectSessionExpiration();
+  EXPECT_TRUE(owner.zk().closed());
+  auto master = [&] { return cluster.ensemble.server(1).getZkDb().getDataTree().getNode("/master"); };
+  cluster.sim.run_for(1s);
+  EXPECT_NE(master(), nullptr) << "a graceful close would have deleted it within milliseconds";
+  cluster.sim.run_for(10s);
+  EXPECT_EQ(master(), nullptr) << "the server expired the session";
+  EXPECT_FALSE(owner.zk().connected());
+}
+
 TEST(Session, SequentialNamesCountSuccessfulCreatesUnderTheParent) {
   Cluster cluster;
   auto& client = cluster.client("i1", 6s, [](ClientNode& self) -> sim::Task<void> {

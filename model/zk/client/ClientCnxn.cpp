@@ -303,6 +303,17 @@ sim::Task<void> ClientCnxn::eventThread() {
   }
 }
 
+void ClientCnxn::closeLocally() {
+  if (state_ == States::closed) return;
+  // The same steps as close() on a handle that is not connected, plus the socket's close.
+  closing_ = true;
+  if (socket_.valid()) socket_.close();
+  state_ = States::closed;
+  cleanup(Code::session_expired);
+  trace_state("CLOSED");
+  queueSessionEvent(KeeperState::closed);
+}
+
 sim::Task<void> ClientCnxn::close() {
   if (state_ == States::closed) co_return;
   closing_ = true;

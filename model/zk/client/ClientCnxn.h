@@ -53,6 +53,9 @@ class ClientCnxn {
   void start();
   // Sends closeSession if connected and waits for its reply; the handle is closed afterwards.
   sim::Task<void> close();
+  // Closed at once without a word to the server (ZooKeeperTestable.injectSessionExpiration): the
+  // socket is closed, so the server sees the connection drop and the session expire later.
+  void closeLocally();
 
   States state() const { return state_; }
   bool connected() const { return state_ == States::connected; }

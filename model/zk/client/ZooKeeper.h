@@ -71,6 +71,10 @@ class ZooKeeper {
   // Destroying a handle that was not closed is what a process death does: the connection drops and
   // the session lives on at the servers until it expires.
   virtual sim::Task<void> close() = 0;
+  // ZooKeeper.getTestable().injectSessionExpiration() (3.6+), which Curator uses: the handle closes
+  // locally at once (state CLOSED, its connection dropped, no closeSession: the server's session
+  // lives on until it expires there); calls in flight fail with SESSIONEXPIRED.
+  virtual void injectSessionExpiration() = 0;
 
   virtual ClientCnxn::States getState() const = 0;
   virtual bool connected() const = 0;
@@ -108,6 +112,7 @@ class SimulatedZooKeeper final : public ZooKeeper {
   sim::Task<StatResult> setData(std::string path, std::string data, std::int32_t version = -1) override;
   sim::Task<MultiResult> multi(std::vector<Op> ops) override;
   sim::Task<void> close() override { return cnxn_->close(); }
+  void injectSessionExpiration() override { cnxn_->closeLocally(); }
 
   ClientCnxn::States getState() const override { return cnxn_->state(); }
   bool connected() const override { return cnxn_->connected(); }
