@@ -140,6 +140,99 @@ std::vector<Row> compare(const std::string& name, const Measures& model, const M
                       "a-0000000000, a-0000000001, a-0000000002, delete a-0000000001 OK, create a-0000000000 NODEEXISTS, "
                       "a-0000000003")};
   }
+  if (name == "five-staggered") {
+    // REAL-ZOOKEEPER.md: sid 3 every time at 1 s, 0.5 s and 0.25 s gaps: sids 1-3 are a majority of
+    // five and settle on sid 3 before sid 4 starts (finalizeWait 200 ms after the quorum agrees).
+    std::vector<Row> rows;
+    for (int gap_ms : five_server_gaps_ms) {
+      rows.push_back(equal_row("leader sid, started " + format_ms(gap_ms) + " apart", "leader " + std::to_string(gap_ms), model, real, "3"));
+    }
+    return rows;
+  }
+  if (name == "five-together") {
+    // Every vote reaches the highest sid within finalizeWait: REAL-ZOOKEEPER.md, sid 5.
+    return {equal_row("leader sid", "leader", model, real, "5")};
+  }
+  if (name == "zxid-election") {
+    // The leader's database says epoch<<32 from startZkServer on (Leader.lead:
+    // zk.getZKDatabase().setlastProcessedZxid(zk.getZxid())); a follower synced by an empty DIFF keeps
+    // its own until the first commit. A session and a create are two txns of epoch 1.
+    // Which zxid a follower shows depends on when it synced: before the leader's startZkServer,
+    // an empty DIFF (its own 0x0); after it, a SNAP at the leader's lastProcessedZxid, 0x100000000
+    // (LearnerHandler.syncFollower: an empty committedLog takes the leader's zxid as its bounds,
+    // and a peer behind it with no txn log to replay gets a SNAP). A follower that decided before
+    // the leader bound its quorum port retries 100 ms later (Learner.LeaderConnector,
+    // leaderConnectDelayDuringRetryMs) and syncs late: seen on both sides. The leader serves only
+    // after a quorum acked NEWLEADER (waitForNewLeaderAck), so one follower at least shows 0x0.
+    Row followers = equal_row("followers' zxids", "follower zxids", model, real, "");
+    followers.allowed = "0x0 and 0x0 or 0x100000000";
+    auto acceptable = [](const std::string& zxids) {
+      return zxids == "0x0, 0x0" || zxids == "0x0, 0x100000000" || zxids == "0x100000000, 0x0";
+    };
+    followers.pass = acceptable(followers.model) && acceptable(followers.real);
+    return {equal_row("leader's zxid after the election", "leader zxid", model, real, "0x100000000"), followers,
+            equal_row("after a session and a create", "zxids after write", model, real, "0x100000002, 0x100000002, 0x100000002")};
+  }
+  if (name == "graceful-close") {
+    // REAL-ZOOKEEPER.md: gone within ~10 ms. A closeSession is one txn (forwarded by a follower,
+    // proposed, acked after an fsync, committed) and one watch event: loopback hops and an fsync,
+    // plus the 250 ms client-kill allows for the commit and the delivery on a loaded machine.
+    return {window_row("close to NodeDeleted watch", "close to deleted", model, real, Window{0, 250}),
+            equal_row("ephemeral afterwards", "ephemeral", model, real, "deleted")};
+  }
+  if (name == "leader-pause") {
+    double timeout_ms = negotiated_ms(4000, config);
+    double sync_ms = config.sync_limit * tick_ms;
+    // A follower gives up after syncLimit ticks without a packet (Learner: soTimeout tickTime *
+    // syncLimit); the leader pings every tickTime/2, so the last packet came within tickTime/2 before
+    // the pause. Then an election as in leader-kill: [finalizeWait, 1 s].
+    Row winner = equal_row("new leader sid", "new leader", model, real, "2");
+    winner.allowed = "model = 2; real 1 or 2";
+    winner.pass = winner.model == "2" && (winner.real == "1" || winner.real == "2");
+    Row last = equal_row("leader afterwards", "leader afterwards", model, real, "the new leader");
+    last.pass = last.model == winner.model && last.real == winner.real && winner.pass;
+    return {winner,
+            window_row("pause to new leader", "pause to new leader", model, real, Window{sync_ms - tick_ms / 2 + 200, sync_ms + 1000}),
+            // Leader.lead checks its synced quorum every other tickTime/2 round; the followers' closed
+            // sockets end the LearnerHandlers on resume, so it steps down within a tick; + the poll.
+            window_row("resume to old leader stepping down", "resume to old leader stepping down", model, real, Window{0, tick_ms + 250}),
+            equal_row("old leader afterwards", "old leader afterwards", model, real, "FOLLOWING"), last,
+            // On resume the old leader's SessionTrackerImpl expires every bucket that came due during
+            // the pause at once (ExpiryQueue.poll, one bucket per call, no wait between); the owner's
+            // ConnectRequest, answered by the old leader while it still leads, gets timeout 0
+            // (touchSession of a closing session fails). Later, the old leader follows and the new
+            // leader would revalidate the session: so within the stepping-down window.
+            equal_row("owner (client of the old leader) told", "owner told", model, real, "Expired"),
+            window_row("resume to owner Expired", "resume to owner expired", model, real, Window{0, tick_ms + 250}),
+            // The new leader tracks every session afresh (SessionTrackerImpl's constructor touches
+            // each with its full timeout): the owner's expires T to T + tickTime after it leads; the
+            // leader is seen up to a poll late (100 ms); 250 ms for the commit and the delivery.
+            window_row("new leader to /a NodeDeleted", "new leader to /a deleted", model, real,
+                       Window{timeout_ms - 100, timeout_ms + tick_ms + 250})};
+  }
+  if (name == "leader-pause-short") {
+    double timeout_ms = negotiated_ms(4000, config);
+    // A client pings after T/3 without sending and gives up after 2T/3 without receiving (ClientCnxn;
+    // the C client's zookeeper_interest the same): its last receive was at most T/3 before the pause.
+    return {equal_row("elections", "elections", model, real, "none"), equal_row("leader afterwards", "leader afterwards", model, real, "3"),
+            window_row("pause to owner Disconnected", "pause to owner disconnected", model, real,
+                       Window{timeout_ms / 3, 2 * timeout_ms / 3 + 100}),
+            window_row("resume to owner reconnected", "resume to owner reconnected", model, real, Window{0, timeout_ms}),
+            equal_row("owner session", "owner session", model, real, "kept"), equal_row("/a afterwards", "/a afterwards", model, real, "present")};
+  }
+  if (name == "follower-pause") {
+    double timeout_ms = negotiated_ms(4000, config);
+    // The leader's last touch of the owner's session came with the paused follower's last PING
+    // reply, at most T/3 + tickTime/2 after the owner's last ping and never after the pause: expiry
+    // within [T - T/3, T + tickTime] (ExpiryQueue rounds up a tick), + 250 ms as in client-kill.
+    return {equal_row("leader throughout", "leader throughout", model, real, "3"),
+            window_row("pause to /f NodeDeleted", "pause to /f deleted", model, real,
+                       Window{timeout_ms - timeout_ms / 3, timeout_ms + tick_ms + 250}),
+            equal_row("owner (client of the follower) told", "owner told", model, real, "Expired"),
+            // As a restarted server rejoins (leader-restart): lookForLeader answered by the settled
+            // votes, then a DIFF.
+            window_row("resume to FOLLOWING", "resume to following", model, real, Window{0, 900})};
+  }
   // The recipe checks: the session of the killed leader expires as in client-kill, then the
   // recipe reacts (LeaderLatch: its NodeDeleted, a getChildren; ElasticJob: the leader node's
   // deletion, the election latch, the new leader node), a few round trips: 500 ms more.
@@ -179,6 +272,13 @@ const std::vector<CheckInfo>& conformance_checks() {
       {"session-timeout", "requested session timeout 1000 ms with tickTime 2000: negotiated to 2 ticks"},
       {"client-kill", "client process killed, session timeout 4000 ms: ephemeral deleted and watch fired"},
       {"sequential", "sequential names with a delete and a failed create in between"},
+      {"five-staggered", "5 servers started 1 s, 0.5 s and 0.25 s apart: sid 3 leads"},
+      {"five-together", "5 servers started together: sid 5 leads"},
+      {"zxid-election", "zxid right after an election: the leader shows epoch<<32, followers their old zxid until a write"},
+      {"graceful-close", "client closes its session gracefully: its ephemeral is gone at once"},
+      {"leader-pause", "leader paused (SIGSTOP) 12 s, syncLimit 5: re-election; the old leader expires its sessions on resume"},
+      {"leader-pause-short", "leader paused 3 s: no election; its client disconnects at 2/3 of the timeout and reconnects"},
+      {"follower-pause", "follower paused 10 s: the leader stays; the follower's client's session expires; it rejoins"},
       {"latch-leader-kill", "LeaderLatch, 5 contenders, the leader's process killed: the next contender leads (scenario)"},
       {"ej-leader-kill", "ElasticJob, 3 instances, 8 items, the leader's process killed: re-election, resharding (scenario)"},
   };
@@ -193,8 +293,13 @@ CheckResult run_conformance_check(const std::string& name, const ConformanceConf
   result.name = info->name;
   result.title = info->title;
   bool recipe = name == "latch-leader-kill" || name == "ej-leader-kill";
-  Measures model = recipe ? run_model_recipe_check(name, config) : run_model_check(name, config);
-  Measures real = recipe ? run_live_recipe_check(name, installation) : run_live_check(name, config, installation);
+  bool pause = is_pause_check(name);
+  Measures model = recipe  ? run_model_recipe_check(name, config)
+                   : pause ? run_model_pause_check(name, config)
+                           : run_model_check(name, config);
+  Measures real = recipe  ? run_live_recipe_check(name, installation)
+                  : pause ? run_live_pause_check(name, config, installation)
+                          : run_live_check(name, config, installation);
   if (model.error) result.errors.push_back("model: " + *model.error);
   if (real.error) result.errors.push_back("real: " + *real.error);
   result.rows = compare(name, model, real, config);

@@ -1,11 +1,10 @@
-// The live side of each conformance check: the same situation as model_checks.cpp on a real
-// ZooKeeper 3.8 ensemble (LiveEnsemble), observed through `srvr` polls and the C client, in real time.
+// The live side of the conformance checks without pauses: the same situations as model_checks.cpp
+// on a real ZooKeeper 3.8 ensemble (LiveEnsemble), observed through `srvr` polls and the C client, in
+// real time. The pause checks are in live_pause_checks.cpp.
 #include <thread>
 
-#include "live/client.h"
-#include "live/conformance.h"
-#include "live/ensemble.h"
 #include "live/forked_session.h"
+#include "live/live_check_support.h"
 #include "model/zk/types.h"
 #include "sim/assert.h"
 
@@ -14,66 +13,6 @@ namespace live {
 namespace {
 
 using namespace std::chrono_literals;
-
-// Generous upper bounds for each wait, so a slow machine ends a check with a clear "not within",
-// never a hang. JVM start-up of three servers on two shared cores takes a few seconds.
-constexpr Milliseconds ensemble_start_wait_max{60'000};
-constexpr Milliseconds election_wait_max{15'000};
-
-double elapsed_ms(Clock::time_point from, Clock::time_point to) {
-  return std::chrono::duration<double, std::milli>(to - from).count();
-}
-
-// The model's words for a server's state (QuorumPeer.ServerState), from what srvr says.
-std::string peer_state_word(ServerMode mode) {
-  switch (mode) {
-    case ServerMode::leader: return "LEADING";
-    case ServerMode::follower: return "FOLLOWING";
-    case ServerMode::observer: return "OBSERVING";
-    case ServerMode::not_serving: return "LOOKING";  // or syncing with a new leader: srvr cannot tell
-    default: return std::string(server_mode_name(mode));
-  }
-}
-
-// The C client's error codes are KeeperException.Code's numbers, as the model's zk::Code.
-std::string code_word(int code) { return std::string(zk::code_name(static_cast<zk::Code>(code))); }
-
-LiveEnsembleConfig ensemble_config(const ConformanceConfig& config) {
-  LiveEnsembleConfig ensemble;
-  ensemble.servers = 3;
-  ensemble.tick_time = config.tick_time;
-  ensemble.init_limit = config.init_limit;
-  ensemble.sync_limit = config.sync_limit;
-  return ensemble;
-}
-
-bool all_answer(const std::vector<ServerStatus>& statuses) {
-  for (const ServerStatus& status : statuses) {
-    if (status.mode == ServerMode::down) return false;
-  }
-  return true;
-}
-
-// Starts zk1..zk3 back to back and waits for a leader. Fills "jvms up" (the last start until every
-// client port answered) and "serving" (every port answered until one server reported leader).
-std::optional<int> start_and_elect(LiveEnsemble& ensemble, Measures& measures) {
-  for (int sid = 1; sid <= ensemble.size(); sid++) ensemble.start(sid);
-  Clock::time_point last_start = Clock::now();
-  std::optional<Clock::time_point> up = ensemble.wait_until(all_answer, last_start + ensemble_start_wait_max);
-  if (!up) {
-    measures.error = "the servers' client ports did not all answer within 60 s (logs: " + ensemble.folder().string() + ")";
-    return std::nullopt;
-  }
-  measures.milliseconds["jvms up"] = elapsed_ms(last_start, *up);
-  std::optional<Clock::time_point> led = ensemble.wait_until(
-      [](const std::vector<ServerStatus>& statuses) { return leader_of(statuses).has_value(); }, *up + election_wait_max);
-  if (!led) {
-    measures.error = "no server reported leader within 15 s of all answering";
-    return std::nullopt;
-  }
-  measures.milliseconds["serving"] = elapsed_ms(*up, *led);
-  return ensemble.leader();
-}
 
 Measures live_start(const ConformanceConfig& config, const Installation& installation) {
   LiveEnsemble ensemble(ensemble_config(config), installation);
@@ -197,6 +136,104 @@ Measures live_sequential(const ConformanceConfig& config, const Installation& in
   return measures;
 }
 
+// Five servers started `gap` apart (0: together) in sid order; the leader once every server answers
+// and the ensemble settled. The gap is between process starts: each JVM then takes its own 1-2 s to
+// open its election port, which keeps the order on an idle machine and may blur it on a loaded one.
+std::string live_five_leader(const ConformanceConfig& config, const Installation& installation, Milliseconds gap) {
+  LiveEnsemble ensemble(ensemble_config(config, 5), installation);
+  for (int sid = 1; sid <= 5; sid++) {
+    ensemble.start(sid);
+    if (sid < 5 && gap.count() > 0) std::this_thread::sleep_for(gap);
+  }
+  std::optional<Clock::time_point> done = ensemble.wait_until(settled, Clock::now() + ensemble_start_wait_max);
+  if (!done) return "none";
+  std::optional<int> leader = ensemble.leader();
+  return leader ? std::to_string(*leader) : "none";
+}
+
+Measures live_five(const ConformanceConfig& config, const Installation& installation, bool together) {
+  Measures measures;
+  if (together) {
+    measures.words["leader"] = live_five_leader(config, installation, Milliseconds(0));
+    return measures;
+  }
+  for (int gap_ms : five_server_gaps_ms) measures.words["leader " + std::to_string(gap_ms)] = live_five_leader(config, installation, Milliseconds(gap_ms));
+  return measures;
+}
+
+std::string zxid_word(const ServerStatus& status) { return status.zxid ? hex_zxid(*status.zxid) : "-"; }
+
+Measures live_zxid(const ConformanceConfig& config, const Installation& installation) {
+  LiveEnsemble ensemble(ensemble_config(config), installation);
+  Measures measures;
+  std::optional<int> leader = start_and_elect(ensemble, measures);
+  if (!leader) return measures;
+  // Every follower synced, and a few polls more (the model looks 5 s after the start).
+  if (!ensemble.wait_until(settled, Clock::now() + election_wait_max)) {
+    measures.error = "the followers did not all serve within 15 s";
+    return measures;
+  }
+  std::this_thread::sleep_for(500ms);
+  measures.words["leader zxid"] = zxid_word(ensemble.status(*leader));
+  std::string followers;
+  for (int sid = 1; sid <= 3; sid++) {
+    if (sid != *leader) followers += (followers.empty() ? "" : ", ") + zxid_word(ensemble.status(sid));
+  }
+  measures.words["follower zxids"] = followers;
+  LiveClient client(ensemble.connect_string(), 4000ms);
+  if (!client.wait_connected(Clock::now() + 10s)) {
+    measures.error = "the client did not connect within 10 s";
+    return measures;
+  }
+  CreateOutcome created = client.create("/z", "", NodeMode::persistent, Clock::now() + 10s);
+  if (created.code != 0) {
+    measures.error = "create /z: " + code_word(created.code);
+    return measures;
+  }
+  // The followers apply the commit a moment after the client's reply: wait for the polls to agree.
+  ensemble.wait_until(
+      [](const std::vector<ServerStatus>& statuses) {
+        for (const ServerStatus& status : statuses) {
+          if (status.zxid != statuses.front().zxid) return false;
+        }
+        return true;
+      },
+      Clock::now() + 5s);
+  std::string after;
+  for (int sid = 1; sid <= 3; sid++) after += (after.empty() ? "" : ", ") + zxid_word(ensemble.status(sid));
+  measures.words["zxids after write"] = after;
+  return measures;
+}
+
+Measures live_graceful_close(const ConformanceConfig& config, const Installation& installation) {
+  LiveEnsemble ensemble(ensemble_config(config), installation);
+  Measures measures;
+  if (!start_and_elect(ensemble, measures)) return measures;
+  LiveClient owner(ensemble.connect_string(), 4000ms);
+  LiveClient watcher(ensemble.connect_string(), 4000ms);
+  if (!owner.wait_connected(Clock::now() + 10s) || !watcher.wait_connected(Clock::now() + 10s)) {
+    measures.error = "the clients did not connect within 10 s";
+    return measures;
+  }
+  CreateOutcome created = owner.create("/owner", "owner", NodeMode::ephemeral, Clock::now() + 10s);
+  if (created.code != 0) {
+    measures.error = "create /owner: " + code_word(created.code);
+    return measures;
+  }
+  int exists = watcher.watch_exists("/owner", Clock::now() + 10s);
+  if (exists != 0) {
+    measures.error = "the watcher's exists(/owner) returned " + code_word(exists);
+    return measures;
+  }
+  Clock::time_point closed = Clock::now();
+  owner.close();  // zookeeper_close: closeSession, waits for its reply
+  std::optional<ClientEvent> deleted = watcher.wait_event("deleted", "/owner", closed + 5s);
+  if (deleted) measures.milliseconds["close to deleted"] = elapsed_ms(closed, deleted->time);
+  int after = watcher.watch_exists("/owner", Clock::now() + 10s);
+  measures.words["ephemeral"] = after == static_cast<int>(zk::Code::no_node) ? "deleted" : after == 0 ? "present" : code_word(after);
+  return measures;
+}
+
 }  // namespace
 
 Measures run_live_check(const std::string& name, const ConformanceConfig& config, const Installation& installation) {
@@ -207,6 +244,10 @@ Measures run_live_check(const std::string& name, const ConformanceConfig& config
     if (name == "session-timeout") return live_negotiation(config, installation, 1000ms);
     if (name == "client-kill") return live_client_kill(config, installation, 4000ms);
     if (name == "sequential") return live_sequential(config, installation);
+    if (name == "five-staggered") return live_five(config, installation, false);
+    if (name == "five-together") return live_five(config, installation, true);
+    if (name == "zxid-election") return live_zxid(config, installation);
+    if (name == "graceful-close") return live_graceful_close(config, installation);
   } catch (const std::runtime_error& error) {
     Measures failed;
     failed.error = error.what();

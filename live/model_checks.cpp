@@ -1,106 +1,17 @@
-// The simulated side of each conformance check, on the model's own classes (zk::Ensemble,
-// zk::ZooKeeper), the way tests/zk drives them. Deterministic: the same seed gives the same numbers.
-#include <functional>
-#include <memory>
+// The simulated side of the conformance checks without pauses, on the model's own classes
+// (zk::Ensemble, zk::ZooKeeper) through live/model_cluster.h. The pause checks are in
+// model_pause_checks.cpp. Deterministic: the same seed gives the same numbers.
+#include <cstdio>
 
 #include "live/conformance.h"
-#include "model/zk/Ensemble.h"
-#include "model/zk/client/ZooKeeper.h"
+#include "live/model_cluster.h"
 #include "sim/assert.h"
-#include "sim/network.h"
 
 namespace live {
 
 namespace {
 
 using namespace std::chrono_literals;
-
-double to_milliseconds(sim::Duration duration) { return std::chrono::duration<double, std::milli>(duration).count(); }
-
-// The first time each trace kind happened on each node, after `since`.
-struct Milestones final : sim::TraceSink {
-  struct Entry {
-    sim::Instant time;
-    sim::NodeId node;
-    std::string kind;
-  };
-  std::vector<Entry> entries;
-  void on_event(const sim::TraceEvent& event) override {
-    if (event.kind == "zab.established" || event.kind == "zab.following") {
-      entries.push_back(Entry{event.time, event.node, std::string(event.kind)});
-    }
-  }
-  std::optional<sim::Instant> first(std::string_view kind, sim::Instant since, sim::NodeId node = sim::no_node) const {
-    for (const Entry& entry : entries) {
-      if (entry.kind == kind && entry.time >= since && (node == sim::no_node || entry.node == node)) return entry.time;
-    }
-    return std::nullopt;
-  }
-};
-
-// A client process running a script against its zk::ZooKeeper handle (as tests/zk/session_test).
-class ScriptedClient final : public sim::Node {
- public:
-  using Script = std::function<sim::Task<void>(ScriptedClient&)>;
-  ScriptedClient(sim::Simulation& sim, std::string name, std::vector<sim::NodeId> servers, sim::Duration timeout, Script script)
-      : Node(sim, std::move(name)), servers_(std::move(servers)), timeout_(timeout), script_(std::move(script)) {}
-  zk::ZooKeeper& zk() { return *zk_; }
-  std::vector<std::pair<sim::Instant, std::string>> log;
-  void record(std::string what) { log.emplace_back(sim().now(), std::move(what)); }
-  std::optional<sim::Instant> when(const std::string& what) const {
-    for (const auto& [time, entry] : log) {
-      if (entry == what) return time;
-    }
-    return std::nullopt;
-  }
-  sim::Task<void> wait_connected() {
-    while (!zk_->connected()) co_await sim().sleep(10ms);
-  }
-
- protected:
-  void on_start() override {
-    zk_ = std::make_unique<zk::SimulatedZooKeeper>(*this, servers_, timeout_, [](const zk::WatchedEvent&) {}, sim().random().seed_for(name()));
-    if (script_) spawn(script_(*this));
-  }
-  void on_stop() override { zk_.reset(); }
-
- private:
-  std::vector<sim::NodeId> servers_;
-  sim::Duration timeout_;
-  Script script_;
-  std::unique_ptr<zk::ZooKeeper> zk_;
-};
-
-// Three servers, the config's limits, REAL-ZOOKEEPER.md's loopback-like latency (the scenarios'
-// default network, 1-5 ms per message).
-struct ModelCluster {
-  sim::Simulation sim;
-  zk::Ensemble ensemble;
-  Milestones milestones;
-  ModelCluster(const ConformanceConfig& config)
-      : sim(config.model_seed), ensemble(sim, 3, quorum_config(config)) {
-    sim.network().set_latency(1ms, 5ms);
-    sim.trace().add_sink(&milestones);
-  }
-  ~ModelCluster() { sim.trace().remove_sink(&milestones); }
-  static zk::QuorumPeerConfig quorum_config(const ConformanceConfig& config) {
-    zk::QuorumPeerConfig quorum;
-    quorum.tick_time = config.tick_time;
-    quorum.init_limit = config.init_limit;
-    quorum.sync_limit = config.sync_limit;
-    return quorum;
-  }
-  void start_all() {
-    for (zk::ServerId sid = 1; sid <= 3; sid++) ensemble.server(sid).start();
-  }
-  std::string leader_word() const {
-    std::optional<zk::ServerId> leader = ensemble.leader();
-    return leader ? std::to_string(*leader) : "none";
-  }
-  ScriptedClient& client(const std::string& name, sim::Duration timeout, ScriptedClient::Script script) {
-    return sim.add_node<ScriptedClient>(name, ensemble.nodes(), timeout, std::move(script));
-  }
-};
 
 Measures model_start(const ConformanceConfig& config) {
   ModelCluster cluster(config);
@@ -239,14 +150,114 @@ Measures model_sequential(const ConformanceConfig& config) {
   }
   std::string history;
   for (const auto& [time, entry] : client.log) {
-    if (entry == "done" || entry.starts_with("parent")) continue;
+    if (entry == "done" || entry.starts_with("parent") || entry.starts_with("state ")) continue;
     history += (history.empty() ? "" : ", ") + entry;
   }
   measures.words["history"] = history;
   return measures;
 }
 
+// Five servers started `gap` apart (0: together), in sid order: which sid leads. REAL-ZOOKEEPER.md:
+// sid 3 at gaps of 1 s, 0.5 s and 0.25 s (the first majority, 1..3, settles before 4 and 5 exist),
+// sid 5 when started together (every vote reaches the highest sid within finalizeWait).
+std::string model_five_leader(const ConformanceConfig& config, sim::Duration gap) {
+  ModelCluster cluster(config, 5);
+  for (zk::ServerId sid = 1; sid <= 5; sid++) {
+    cluster.server(sid).start();
+    if (sid < 5 && gap > sim::Duration::zero()) cluster.sim.run_for(gap);
+  }
+  cluster.sim.run_for(10s);
+  return cluster.leader_word();
+}
+
+Measures model_five(const ConformanceConfig& config, bool together) {
+  Measures measures;
+  if (together) {
+    measures.words["leader"] = model_five_leader(config, sim::Duration::zero());
+    return measures;
+  }
+  for (int gap_ms : five_server_gaps_ms) measures.words["leader " + std::to_string(gap_ms)] = model_five_leader(config, std::chrono::milliseconds(gap_ms));
+  return measures;
+}
+
+// What srvr says of a server's zxid: ZooKeeperServer.getLastProcessedZxid, the data tree's.
+zk::Zxid srvr_zxid(ModelCluster& cluster, zk::ServerId sid) { return cluster.server(sid).getZkDb().getDataTreeLastProcessedZxid(); }
+
+sim::Task<void> one_write(ScriptedClient& self) {
+  co_await self.wait_connected();
+  zk::CreateResult created = co_await self.zk().create("/z", "", zk::CreateMode::persistent);
+  self.record("create " + std::string(zk::code_name(created.code)));
+  co_await self.sim().sleep(1h);
+}
+
+Measures model_zxid(const ConformanceConfig& config) {
+  ModelCluster cluster(config);
+  cluster.start_all();
+  cluster.sim.run_for(5s);
+  Measures measures;
+  std::optional<zk::ServerId> leader = cluster.ensemble.leader();
+  if (!leader) {
+    measures.error = "no leader 5 s after the start";
+    return measures;
+  }
+  measures.words["leader zxid"] = hex_zxid(srvr_zxid(cluster, *leader));
+  std::string followers;
+  for (zk::ServerId sid = 1; sid <= 3; sid++) {
+    if (sid != *leader) followers += (followers.empty() ? "" : ", ") + hex_zxid(srvr_zxid(cluster, sid));
+  }
+  measures.words["follower zxids"] = followers;
+  ScriptedClient& client = cluster.client("c1", 4s, one_write);
+  client.start();
+  cluster.sim.run_for(3s);
+  if (!client.when("create OK")) {
+    measures.error = "the client could not create /z";
+    return measures;
+  }
+  std::string after;
+  for (zk::ServerId sid = 1; sid <= 3; sid++) after += (after.empty() ? "" : ", ") + hex_zxid(srvr_zxid(cluster, sid));
+  measures.words["zxids after write"] = after;
+  return measures;
+}
+
+sim::Task<void> own_ephemeral_then_close(ScriptedClient& self) {
+  co_await self.wait_connected();
+  zk::CreateResult created = co_await self.zk().create("/owner", "owner", zk::CreateMode::ephemeral);
+  self.record("create " + std::string(zk::code_name(created.code)));
+  co_await self.sim().sleep(2s);  // the watcher has its watch by then (it looks every 100 ms)
+  self.record("close");
+  co_await self.zk().close();
+  co_await self.sim().sleep(1h);
+}
+
+Measures model_graceful_close(const ConformanceConfig& config) {
+  ModelCluster cluster(config);
+  cluster.start_all();
+  cluster.sim.run_for(3s);
+  ScriptedClient& owner = cluster.client("owner", 4s, own_ephemeral_then_close);
+  ScriptedClient& watcher = cluster.client("watcher", 4s, watch_owner);
+  owner.start();
+  watcher.start();
+  cluster.sim.run_for(6s);
+  Measures measures;
+  std::optional<sim::Instant> closed = owner.when("close");
+  if (!owner.when("create OK") || !closed) {
+    measures.error = "the owner could not create /owner and close";
+    return measures;
+  }
+  if (auto deleted = watcher.when("NodeDeleted /owner")) measures.milliseconds["close to deleted"] = to_milliseconds(*deleted - *closed);
+  std::optional<zk::ServerId> leader = cluster.ensemble.leader();
+  bool present = leader && cluster.server(*leader).getZkDb().getDataTree().getNode("/owner") != nullptr;
+  measures.words["ephemeral"] = present ? "present" : "deleted";
+  return measures;
+}
+
 }  // namespace
+
+std::string hex_zxid(std::int64_t zxid) {
+  char text[24];
+  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(zxid));
+  return text;
+}
 
 Measures run_model_check(const std::string& name, const ConformanceConfig& config) {
   if (name == "start") return model_start(config);
@@ -255,6 +266,10 @@ Measures run_model_check(const std::string& name, const ConformanceConfig& confi
   if (name == "session-timeout") return model_negotiation(config, 1000ms);
   if (name == "client-kill") return model_client_kill(config, 4000ms);
   if (name == "sequential") return model_sequential(config);
+  if (name == "five-staggered") return model_five(config, false);
+  if (name == "five-together") return model_five(config, true);
+  if (name == "zxid-election") return model_zxid(config);
+  if (name == "graceful-close") return model_graceful_close(config);
   ELECTSIM_ASSERT_MSG(false, "unknown conformance check " + name);
   ELECTSIM_UNREACHABLE();
 }
