@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <iomanip>
 #include <sstream>
 
@@ -165,7 +166,7 @@ std::vector<Row> compare(const std::string& name, const Measures& model, const M
     // leaderConnectDelayDuringRetryMs) and syncs late: seen on both sides. The leader serves only
     // after a quorum acked NEWLEADER (waitForNewLeaderAck), so one follower at least shows 0x0.
     Row followers = equal_row("followers' zxids", "follower zxids", model, real, "");
-    followers.allowed = "0x0 and 0x0 or 0x100000000";
+    followers.allowed = "one 0x0, other 0x0 or 0x100000000";
     auto acceptable = [](const std::string& zxids) {
       return zxids == "0x0, 0x0" || zxids == "0x0, 0x100000000" || zxids == "0x100000000, 0x0";
     };
@@ -185,14 +186,18 @@ std::vector<Row> compare(const std::string& name, const Measures& model, const M
     double sync_ms = config.sync_limit * tick_ms;
     // A follower gives up after syncLimit ticks without a packet (Learner: soTimeout tickTime *
     // syncLimit); the leader pings every tickTime/2, so the last packet came within tickTime/2 before
-    // the pause. Then an election as in leader-kill: [finalizeWait, 1 s].
+    // the pause. Then an election as in leader-kill, [finalizeWait, 1 s], and one notification
+    // timeout more (200 ms, FastLeaderElection's first): the followers time out a few ms apart (the
+    // leader's PINGs go out one after the other), so the first one's notification can find the
+    // other still FOLLOWING, which answers with its stale vote, and the vote reaches it only when a
+    // poll of the receive queue times out and re-sends it (real server logs here).
     Row winner = equal_row("new leader sid", "new leader", model, real, "2");
     winner.allowed = "model = 2; real 1 or 2";
     winner.pass = winner.model == "2" && (winner.real == "1" || winner.real == "2");
     Row last = equal_row("leader afterwards", "leader afterwards", model, real, "the new leader");
     last.pass = last.model == winner.model && last.real == winner.real && winner.pass;
     return {winner,
-            window_row("pause to new leader", "pause to new leader", model, real, Window{sync_ms - tick_ms / 2 + 200, sync_ms + 1000}),
+            window_row("pause to new leader", "pause to new leader", model, real, Window{sync_ms - tick_ms / 2 + 200, sync_ms + 1200}),
             // Leader.lead checks its synced quorum every other tickTime/2 round; the followers' closed
             // sockets end the LearnerHandlers on resume, so it steps down within a tick; + the poll.
             window_row("resume to old leader stepping down", "resume to old leader stepping down", model, real, Window{0, tick_ms + 250}),
@@ -259,6 +264,12 @@ std::vector<Row> compare(const std::string& name, const Measures& model, const M
 }
 
 }  // namespace
+
+std::string hex_zxid(std::int64_t zxid) {
+  char text[24];
+  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(zxid));
+  return text;
+}
 
 bool CheckResult::pass() const {
   return errors.empty() && !rows.empty() && std::all_of(rows.begin(), rows.end(), [](const Row& row) { return row.pass; });

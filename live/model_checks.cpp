@@ -1,8 +1,6 @@
 // The simulated side of the conformance checks without pauses, on the model's own classes
 // (zk::Ensemble, zk::ZooKeeper) through live/model_cluster.h. The pause checks are in
 // model_pause_checks.cpp. Deterministic: the same seed gives the same numbers.
-#include <cstdio>
-
 #include "live/conformance.h"
 #include "live/model_cluster.h"
 #include "sim/assert.h"
@@ -252,12 +250,6 @@ Measures model_graceful_close(const ConformanceConfig& config) {
 }
 
 }  // namespace
-
-std::string hex_zxid(std::int64_t zxid) {
-  char text[24];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(zxid));
-  return text;
-}
 
 Measures run_model_check(const std::string& name, const ConformanceConfig& config) {
   if (name == "start") return model_start(config);
