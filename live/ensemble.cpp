@@ -258,7 +258,9 @@ void LiveEnsemble::poll_loop() {
           if (entry.process.running() && entry.paused) entry.process.resume();
           entry.paused = false;
         }
-        if (server(sid).process.running()) to_poll.emplace_back(sid, client_endpoint(sid));
+        // A paused (SIGSTOPped) server is not asked: it cannot answer, and every unanswered query
+        // would wait in its accept queue, delaying its clients' own connects after the resume.
+        if (entry.process.running() && !entry.paused) to_poll.emplace_back(sid, client_endpoint(sid));
       }
     }
     std::vector<std::pair<int, ServerStatus>> answers;
@@ -274,6 +276,7 @@ void LiveEnsemble::poll_loop() {
           if (answered == sid) fresh = status;
         }
         if (!entry.process.running()) fresh = ServerStatus{ServerMode::down, std::nullopt};
+        if (entry.process.running() && entry.paused) fresh = ServerStatus{ServerMode::no_answer, std::nullopt};
         if (fresh.mode != entry.status.mode || fresh.zxid != entry.status.zxid) {
           entry.status = fresh;
           observations_.push_back(Observation{now, sid, fresh});
