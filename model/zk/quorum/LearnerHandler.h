@@ -30,14 +30,14 @@ class LearnerHandler {
   // unacknowledged for syncLimit ticks (SyncLimitCheck).
   void ping();
   // Queued until NEWLEADER is sent, then written at once (the socket never blocks).
-  void queuePacket(QuorumPacket packet);
+  void queuePacket(QuorumPacket&& packet);
   void shutdown();
 
  private:
   // Queues what the learner misses (DIFF / TRUNC + txns) and starts forwarding; true: needs a SNAP.
   bool syncFollower(Zxid peerLastZxid);
   Zxid queueCommittedProposals(Zxid peerLastZxid, Zxid maxZxid, Zxid lastCommittedZxid, bool& needOpPacket);
-  void send(QuorumPacket packet);
+  void send(QuorumPacket&& packet);
 
   Leader& leader_;
   sim::Socket<QuorumPacket> socket_;
