@@ -5,6 +5,7 @@
 
 #include "cli/command.h"
 #include "harness/runner.h"
+#include "sim/trace.h"
 
 namespace cli {
 
@@ -57,6 +58,8 @@ int bench_zookeeper(const Arguments& arguments) {
   out["wall_s"] = result.wall_seconds;
   out["events"] = result.events;
   out["speedup"] = speedup;
+  // The run's trace hash: a speed-up must leave it unchanged (same events, same order, same fields).
+  out["trace_hash"] = sim::format_hash(result.trace_hash);
   std::cout << out.dump() << "\n";
   return exit_ok;
 }

@@ -122,7 +122,7 @@ class Connection final : public ConnectionBase {
     Endpoint& receiver = ends[1 - direction];
     std::optional<M>& item = in_flight.front();
     if (!item) {
-      in_flight.pop_front();
+      in_flight.drop_front();
       receiver.peer_closed = true;
       if (receiver.inbox != nullptr) {
         static_cast<Inbox<M>*>(receiver.inbox)->deliver(Envelope<M>{index, ends[direction].node, std::nullopt}, true);
@@ -131,30 +131,33 @@ class Connection final : public ConnectionBase {
       }
       return Delivered::close;
     }
-    M message = std::move(*item);
-    in_flight.pop_front();
     if (receiver.inbox != nullptr) {
+      M message = std::move(*item);
+      in_flight.drop_front();
       static_cast<Inbox<M>*>(receiver.inbox)->deliver_message_from_handler(index, ends[direction].node, std::move(message));
       return Delivered::message;  // `this` may be gone: the reader ran
     }
     // Hand the message straight to a blocked reader, else buffer it (the kernel's receive buffer).
+    // Either way it moves once, from the in-flight slot to where it is read.
     while (WaitEntry* entry = receiver.receivers.front()) {
       entry->unlink();
       if (entry->group->fired()) continue;
       auto* slot = static_cast<Received<M>*>(entry->slot);
       slot->status = Received<M>::Status::message;
-      slot->message.emplace(std::move(message));
+      slot->message.emplace(std::move(*item));
+      in_flight.drop_front();
       entry->group->wake_from_handler(entry->index);  // `this` may be gone after it returns
       return Delivered::message;
     }
-    received_[1 - direction].push_back(std::move(message));
+    received_[1 - direction].push_back(std::move(*item));
+    in_flight.drop_front();
     return Delivered::message;
   }
-  void drop_front(int direction) override { in_flight_[direction].pop_front(); }
+  void drop_front(int direction) override { in_flight_[direction].drop_front(); }
   std::size_t in_flight(int direction) const override { return in_flight_[direction].size(); }
   void push_close(int direction) override { in_flight_[direction].push_back(std::nullopt); }
 
-  void push(int direction, M message) { in_flight_[direction].push_back(std::move(message)); }
+  void push(int direction, M&& message) { in_flight_[direction].emplace_back(std::move(message)); }
   Ring<M>& received(int side) { return received_[side]; }
 
  private:
@@ -230,8 +233,9 @@ class Network final : public EventHandler {
     detail::ConnectionBase* connection = connections_[index].get();
     return connection->generation == generation ? connection : nullptr;
   }
+  // The message moves from the sender's Socket::send straight into the in-flight buffer.
   template <class M>
-  void send(detail::Connection<M>& connection, int side, M message);
+  void send(detail::Connection<M>& connection, int side, M&& message);
   void close_endpoint(detail::ConnectionBase& connection, int side);
   void unlisten(NodeId node, std::uint16_t port, detail::ListenerBase* listener);
   Simulation& sim() const { return sim_; }
@@ -302,13 +306,15 @@ class Socket {
   }
   std::uint32_t id() const { return index_; }
 
-  // Non-blocking, like a write into the kernel's send buffer. False if this side is closed.
-  bool send(M message) {
+  // Non-blocking, like a write into the kernel's send buffer. False if this side is closed. A
+  // message passed as an rvalue moves once, into the connection's in-flight buffer.
+  bool send(M&& message) {
     detail::Connection<M>* connection = resolve();
     if (connection == nullptr || !connection->ends[side_].open) return false;
     network_->send(*connection, side_, std::move(message));
     return true;
   }
+  bool send(const M& message) { return send(M(message)); }
 
   // From now on, what this socket receives (and its close) arrives in `inbox`.
   void attach(Inbox<M>& inbox) {
@@ -490,7 +496,7 @@ detail::Connection<M>& Network::open_connection(NodeId client, NodeId server) {
 }
 
 template <class M>
-void Network::send(detail::Connection<M>& connection, int side, M message) {
+void Network::send(detail::Connection<M>& connection, int side, M&& message) {
   stats_.messages_sent++;
   if (describer_ != nullptr) [[unlikely]] trace_push(connection, side, describer_(sim_, detail::message_type_tag<M>(), &message));
   connection.push(side, std::move(message));

@@ -8,22 +8,6 @@
 
 namespace sim {
 
-std::uint64_t stable_hash(std::string_view text, std::uint64_t basis) {
-  std::uint64_t hash = basis;
-  for (char c : text) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 0x100000001b3ULL;
-  }
-  return hash;
-}
-
-std::uint64_t mix64(std::uint64_t value) {
-  value += 0x9e3779b97f4a7c15ULL;
-  value = (value ^ (value >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  value = (value ^ (value >> 27)) * 0x94d049bb133111ebULL;
-  return value ^ (value >> 31);
-}
-
 std::uint64_t derive_seed(std::uint64_t parent, std::string_view name) {
   return mix64(stable_hash(name, mix64(parent)));
 }

@@ -61,13 +61,16 @@ class Ring {
 
   template <class... Args>
   T& emplace_back(Args&&... args) {
-    if (size_ == capacity_) grow();
+    if (size_ == capacity_) [[unlikely]] return grow_and_emplace_back(std::forward<Args>(args)...);
     T* place = &slot((head_ + size_) & (capacity_ - 1));
     new (place) T(std::forward<Args>(args)...);
     size_++;
     return *place;
   }
-  void push_back(T value) { emplace_back(std::move(value)); }
+  // By reference, not by value: a message is moved once into the ring, not twice (the network's
+  // in-flight and receive buffers carry every message of a run).
+  void push_back(T&& value) { emplace_back(std::move(value)); }
+  void push_back(const T& value) { emplace_back(value); }
 
   T pop_front() {
     ELECTSIM_ASSERT(size_ > 0);
@@ -79,6 +82,14 @@ class Ring {
     return value;
   }
 
+  // Destroys the front item in place, when its value was already moved out through front().
+  void drop_front() {
+    ELECTSIM_ASSERT(size_ > 0);
+    slot(head_).~T();
+    head_ = (head_ + 1) & (capacity_ - 1);
+    size_--;
+  }
+
   void clear() {
     while (size_ > 0) pop_front();
   }
@@ -86,9 +97,32 @@ class Ring {
  private:
   T& slot(std::size_t index) { return reinterpret_cast<T*>(storage_)[index]; }
 
-  void grow() {
+  void grow() { relocate(capacity_ == 0 ? 8 : capacity_ * 2); }
+
+  // The new item is made in the new storage before the old items move: `args` may refer to one of
+  // them (ring.push_back(ring.front())).
+  template <class... Args>
+  T& grow_and_emplace_back(Args&&... args) {
     std::size_t capacity = capacity_ == 0 ? 8 : capacity_ * 2;
     auto* storage = static_cast<std::byte*>(::operator new(capacity * sizeof(T)));
+    T* place = reinterpret_cast<T*>(storage) + size_;
+    try {
+      new (place) T(std::forward<Args>(args)...);
+    } catch (...) {
+      ::operator delete(storage);
+      throw;
+    }
+    adopt(storage, capacity);
+    size_++;
+    return *place;
+  }
+
+  void relocate(std::size_t capacity) {
+    adopt(static_cast<std::byte*>(::operator new(capacity * sizeof(T))), capacity);
+  }
+
+  // Moves the items into `storage` (front first, at index 0) and makes it the ring's storage.
+  void adopt(std::byte* storage, std::size_t capacity) {
     for (std::size_t i = 0; i < size_; i++) {
       T& from = slot((head_ + i) & (capacity_ - 1));
       new (reinterpret_cast<T*>(storage) + i) T(std::move(from));

@@ -1,7 +1,9 @@
 #include "sim/trace.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstdio>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "sim/node.h"
@@ -19,14 +21,21 @@ inline std::uint64_t fold(std::uint64_t hash, std::uint64_t word) {
   return hash ^ (hash >> 29);
 }
 
-// Eight bytes at a time, little-endian, then the tail: the same value on every platform.
+// Eight bytes at a time, little-endian, then the tail: the same value on every platform. On a
+// little-endian machine the word is one unaligned load instead of eight byte loads and shifts.
+inline std::uint64_t load_little_endian_word(const char* bytes) {
+  std::uint64_t word = 0;
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(&word, bytes, sizeof word);
+  } else {
+    for (std::size_t i = 0; i < 8; i++) word |= static_cast<std::uint64_t>(static_cast<unsigned char>(bytes[i])) << (8 * i);
+  }
+  return word;
+}
+
 inline std::uint64_t fold_text(std::uint64_t hash, std::string_view text) {
   std::size_t at = 0;
-  for (; at + 8 <= text.size(); at += 8) {
-    std::uint64_t word = 0;
-    for (std::size_t i = 0; i < 8; i++) word |= static_cast<std::uint64_t>(static_cast<unsigned char>(text[at + i])) << (8 * i);
-    hash = fold(hash, word);
-  }
+  for (; at + 8 <= text.size(); at += 8) hash = fold(hash, load_little_endian_word(text.data() + at));
   std::uint64_t tail = text.size();
   for (std::size_t i = 0; at + i < text.size(); i++) tail ^= static_cast<std::uint64_t>(static_cast<unsigned char>(text[at + i])) << (8 * (i + 1));
   return fold(hash, tail);

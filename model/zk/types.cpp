@@ -95,14 +95,21 @@ std::uint64_t body_digest(std::uint64_t hash, const MultiTxn& multi) {
   return hash;
 }
 
-}  // namespace
-
-std::uint64_t txn_digest(const Txn& txn) {
+std::uint64_t compute_txn_digest(const Txn& txn) {
   std::uint64_t hash = fold(0x7a62ULL, static_cast<std::uint64_t>(txn.header.zxid));
   hash = fold(hash, static_cast<std::uint64_t>(txn.header.session_id));
   hash = fold(hash, static_cast<std::uint32_t>(txn.header.cxid));
   hash = fold(hash, static_cast<std::uint32_t>(txn.header.type));
   return std::visit([hash](const auto& body) { return body_digest(hash, body); }, txn.body);
+}
+
+}  // namespace
+
+std::uint64_t txn_digest(const Txn& txn) {
+  if (const std::optional<std::uint64_t>& known = txn.digest.get()) return *known;
+  std::uint64_t digest = compute_txn_digest(txn);
+  txn.digest.set(digest);
+  return digest;
 }
 
 }  // namespace zk

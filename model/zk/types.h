@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -146,9 +147,29 @@ struct TxnHeader {
   OpCode type = OpCode::error;
 };
 
+// txn_digest's result, kept with the txn it was computed from: the servers of an ensemble share
+// one immutable txn (Zab's PROPOSAL carries a shared_ptr<const Txn>) and each traces its digest at
+// commit, so it is computed once instead of once per server. A copy starts empty, since a copy may
+// be changed; a txn is digested only once committed, when nothing changes it any more.
+class TxnDigestCache {
+ public:
+  TxnDigestCache() = default;
+  TxnDigestCache(const TxnDigestCache&) {}
+  TxnDigestCache& operator=(const TxnDigestCache&) {
+    value_.reset();
+    return *this;
+  }
+  const std::optional<std::uint64_t>& get() const { return value_; }
+  void set(std::uint64_t value) const { value_ = value; }
+
+ private:
+  mutable std::optional<std::uint64_t> value_;
+};
+
 struct Txn {
   TxnHeader header;
   TxnBody body;
+  TxnDigestCache digest{};  // for txn_digest only (braced: no missing-initializer warning for Txn{header, body})
 };
 
 // A content hash of a txn (header and body), for comparing what replicas committed.

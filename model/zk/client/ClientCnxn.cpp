@@ -66,11 +66,13 @@ sim::Task<ClientReply> ClientCnxn::submitRequest(ClientRequest request, WatchReg
 
 void ClientCnxn::sendOutgoing() {
   while (!outgoing_.empty()) {
-    Outgoing next = std::move(outgoing_.front());
-    outgoing_.pop_front();
+    // Taken apart in place (a send wakes no one before this loop ends): the request moves once,
+    // onto the socket.
+    Outgoing& next = outgoing_.front();
     std::int32_t xid = next.request.xid;
     socket_.send(std::move(next.request));
     pending_.emplace(xid, Pending{std::move(next.reply), std::move(next.watch)});
+    outgoing_.drop_front();
     lastSend_ = sim().now();
   }
 }
@@ -81,15 +83,15 @@ void ClientCnxn::cleanup(Code reason) {
   // A failed request registers no watch (WatchRegistration.shouldAddWatch wants OK, or NONODE for exists).
   std::map<std::int32_t, Pending> pending = std::move(pending_);
   pending_.clear();
-  std::deque<Outgoing> outgoing = std::move(outgoing_);
-  outgoing_.clear();
+  sim::Ring<Outgoing> outgoing = std::move(outgoing_);
   for (auto& [xid, waiting] : pending) {
     ClientReply reply;
     reply.xid = xid;
     reply.err = reason;
     waiting.reply.set_value(reply);
   }
-  for (Outgoing& request : outgoing) {
+  for (std::size_t i = 0; i < outgoing.size(); i++) {
+    Outgoing& request = outgoing[i];
     ClientReply reply;
     reply.xid = request.request.xid;
     reply.err = reason;

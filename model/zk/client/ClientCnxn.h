@@ -13,7 +13,6 @@
 //    seen), so the server can fire what changed meanwhile.
 #pragma once
 
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -23,6 +22,7 @@
 #include "sim/network.h"
 #include "sim/node.h"
 #include "sim/random.h"
+#include "sim/ring.h"
 
 namespace zk {
 
@@ -119,7 +119,9 @@ class ClientCnxn {
   sim::Instant lastSend_;
   sim::Instant lastHeard_;
 
-  std::deque<Outgoing> outgoing_;                    // not sent yet
+  // Not sent yet. A ring rather than a std::deque, whose chunk holds a single Outgoing (it is that
+  // large), so each request cost a chunk allocation.
+  sim::Ring<Outgoing> outgoing_;
   std::map<std::int32_t, Pending> pending_;  // sent, waiting for the reply
   std::map<std::string, std::vector<Watcher>> dataWatches_;
   std::map<std::string, std::vector<Watcher>> existWatches_;

@@ -41,7 +41,7 @@ Follower::~Follower() {
   if (self_.getActiveServer() == &zks_) self_.setActiveServer(nullptr);
 }
 
-void Follower::send(QuorumPacket packet) {
+void Follower::send(QuorumPacket&& packet) {
   if (socket_.valid()) socket_.send(std::move(packet));
 }
 

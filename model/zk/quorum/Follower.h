@@ -43,7 +43,7 @@ class Follower {
   void logRequest(const std::shared_ptr<const Txn>& txn);
   bool commit(Zxid zxid);
   sim::Task<bool> revalidate(SessionId id, std::int32_t timeout_ms);
-  void send(QuorumPacket packet);
+  void send(QuorumPacket&& packet);
 
   QuorumPeer& self_;
   sim::Scope workers_;

@@ -45,14 +45,14 @@ void LearnerHandler::shutdown() {
   leader_.removeLearnerHandler(*this);
 }
 
-void LearnerHandler::send(QuorumPacket packet) {
+void LearnerHandler::send(QuorumPacket&& packet) {
   if (packet.type == PacketType::proposal && syncLimitCheckStarted_) {
     unacked_.emplace(packet.zxid, leader_.self().sim().now());
   }
   socket_.send(std::move(packet));
 }
 
-void LearnerHandler::queuePacket(QuorumPacket packet) {
+void LearnerHandler::queuePacket(QuorumPacket&& packet) {
   if (!alive_) return;
   if (sending_) {
     send(std::move(packet));

@@ -11,6 +11,7 @@
 // quotas, containers, TTL nodes, reconfig, setACL, local sessions and the txn digest.
 #pragma once
 
+#include <boost/container/flat_map.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -94,9 +95,11 @@ class PrepRequestProcessor {
   const DataTree& tree_;
   SessionValidator& sessions_;
   // outstandingChanges (a deque in Java) keyed by an insertion sequence, and
-  // outstandingChangesForPath: each path's newest record, by sequence.
-  std::map<std::uint64_t, ChangeRecord> outstandingChanges_;
-  std::map<std::string, std::uint64_t, std::less<>> outstandingChangesForPath_;
+  // outstandingChangesForPath: each path's newest record, by sequence. Sorted arrays, not trees:
+  // a handful of records are in flight, added at the back and applied from the front, and a
+  // steady stream of writes then allocates no tree node per write (bench zk).
+  boost::container::flat_map<std::uint64_t, ChangeRecord> outstandingChanges_;
+  boost::container::flat_map<std::string, std::uint64_t, std::less<>> outstandingChangesForPath_;
   std::uint64_t nextChangeSequence_ = 0;
   Zxid lastZxid_ = 0;  // zxids are prepared in increasing order
 };

@@ -190,7 +190,7 @@ sim::Task<bool> ServerCnxnFactory::serveRequest(sim::Socket<ClientPacket>& socke
         ClientReply reply;
         reply.xid = ping_xid;
         reply.zxid = tree.getLastProcessedZxid();
-        socket.send(reply);
+        socket.send(std::move(reply));
         co_return true;
       }
       case OpCode::set_watches: {
@@ -239,7 +239,7 @@ sim::Task<bool> ServerCnxnFactory::serveRequest(sim::Socket<ClientPacket>& socke
     reply.results.push_back(std::move(op));
   }
   if (!socket.valid()) co_return false;
-  socket.send(reply);
+  socket.send(std::move(reply));
   co_return request.type != OpCode::close_session;  // after a close the connection goes
 }
 

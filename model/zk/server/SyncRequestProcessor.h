@@ -4,9 +4,9 @@
 // graceful shutdown flushes everything still queued (SyncRequestProcessor.shutdown).
 #pragma once
 
-#include <deque>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "model/zk/server/ZKDatabase.h"
 #include "sim/node.h"
@@ -44,14 +44,19 @@ class SyncRequestProcessor {
         co_await ready_.wait();
         continue;
       }
-      // Group commit: everything queued by the time the fsync starts goes in this one.
-      syncing_ = std::move(queued_);
-      queued_.clear();
+      // Group commit: everything queued by the time the fsync starts goes in this one. The two
+      // buffers trade places rather than being rebuilt, so a steady load allocates nothing here.
+      ELECTSIM_ASSERT(syncing_.empty());
+      syncing_.swap(queued_);
       co_await sim_.sleep(fsync_latency_);
-      std::deque<std::shared_ptr<const Txn>> synced = std::move(syncing_);
-      syncing_.clear();
+      // Taken out of syncing_ first: a shutdown from inside on_synced_ must not append them twice.
+      std::vector<std::shared_ptr<const Txn>> synced;
+      synced.swap(syncing_);
       for (const auto& txn : synced) append(txn);
       for (const auto& txn : synced) on_synced_(txn);
+      // Its capacity serves the next group (only this loop fills syncing_, so it is empty again).
+      synced.clear();
+      syncing_.swap(synced);
     }
   }
   void append(const std::shared_ptr<const Txn>& txn) {
@@ -63,8 +68,8 @@ class SyncRequestProcessor {
   ServerDisk& disk_;
   sim::Duration fsync_latency_;
   Synced on_synced_;
-  std::deque<std::shared_ptr<const Txn>> queued_;
-  std::deque<std::shared_ptr<const Txn>> syncing_;  // in the fsync now
+  std::vector<std::shared_ptr<const Txn>> queued_;
+  std::vector<std::shared_ptr<const Txn>> syncing_;  // in the fsync now
   sim::Condition ready_;
 };
 
