@@ -81,8 +81,7 @@ void ClientCnxn::cleanup(Code reason) {
   // Everything sent or waiting to be sent fails: the caller cannot know whether a write happened.
   socket_.close();
   // A failed request registers no watch (WatchRegistration.shouldAddWatch wants OK, or NONODE for exists).
-  std::map<std::int32_t, Pending> pending = std::move(pending_);
-  pending_.clear();
+  PendingMap<std::int32_t, Pending> pending = std::move(pending_);
   sim::Ring<Outgoing> outgoing = std::move(outgoing_);
   for (auto& [xid, waiting] : pending) {
     ClientReply reply;
