@@ -53,7 +53,8 @@ sim::Task<ClientReply> ClientCnxn::submitRequest(ClientRequest request, WatchReg
   request.xid = xid_++;
   sim::Promise<ClientReply> promise;
   sim::Future<ClientReply> reply = promise.get_future();
-  outgoing_.push_back(Outgoing{std::move(request), std::move(promise), std::move(watch)});
+  // Made in its ring slot (no Outgoing temporary to move from): the request is a large value.
+  outgoing_.emplace_back(std::move(request), std::move(promise), std::move(watch));
   if (state_ == States::connected) sendOutgoing();
   try {
     co_return co_await reply.wait(sim());
