@@ -36,8 +36,16 @@ inline std::uint64_t load_little_endian_word(const char* bytes) {
 inline std::uint64_t fold_text(std::uint64_t hash, std::string_view text) {
   std::size_t at = 0;
   for (; at + 8 <= text.size(); at += 8) hash = fold(hash, load_little_endian_word(text.data() + at));
+  // The last 0..7 bytes, byte i at bits 8(i+1) above the length. A text of 8 bytes or more reads
+  // them as the top of its last word (one load, shifted down), not byte by byte.
   std::uint64_t tail = text.size();
-  for (std::size_t i = 0; at + i < text.size(); i++) tail ^= static_cast<std::uint64_t>(static_cast<unsigned char>(text[at + i])) << (8 * (i + 1));
+  std::size_t rest = text.size() - at;
+  if (rest > 0 && text.size() >= 8) {
+    std::uint64_t last_word = load_little_endian_word(text.data() + text.size() - 8);
+    tail ^= (last_word >> (8 * (8 - rest))) << 8;
+  } else {
+    for (std::size_t i = 0; i < rest; i++) tail ^= static_cast<std::uint64_t>(static_cast<unsigned char>(text[at + i])) << (8 * (i + 1));
+  }
   return fold(hash, tail);
 }
 

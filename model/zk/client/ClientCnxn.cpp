@@ -53,7 +53,8 @@ sim::Task<ClientReply> ClientCnxn::submitRequest(ClientRequest request, WatchReg
   request.xid = xid_++;
   sim::Promise<ClientReply> promise;
   sim::Future<ClientReply> reply = promise.get_future();
-  outgoing_.push_back(Outgoing{std::move(request), std::move(promise), std::move(watch)});
+  // Made in its ring slot (no Outgoing temporary to move from): the request is a large value.
+  outgoing_.emplace_back(std::move(request), std::move(promise), std::move(watch));
   if (state_ == States::connected) sendOutgoing();
   try {
     co_return co_await reply.wait(sim());
@@ -81,8 +82,7 @@ void ClientCnxn::cleanup(Code reason) {
   // Everything sent or waiting to be sent fails: the caller cannot know whether a write happened.
   socket_.close();
   // A failed request registers no watch (WatchRegistration.shouldAddWatch wants OK, or NONODE for exists).
-  std::map<std::int32_t, Pending> pending = std::move(pending_);
-  pending_.clear();
+  PendingMap<std::int32_t, Pending> pending = std::move(pending_);
   sim::Ring<Outgoing> outgoing = std::move(outgoing_);
   for (auto& [xid, waiting] : pending) {
     ClientReply reply;

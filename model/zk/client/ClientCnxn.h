@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "model/zk/ClientPacket.h"
+#include "model/zk/PendingMap.h"
 #include "sim/network.h"
 #include "sim/node.h"
 #include "sim/random.h"
@@ -122,7 +123,7 @@ class ClientCnxn {
   // Not sent yet. A ring rather than a std::deque, whose chunk holds a single Outgoing (it is that
   // large), so each request cost a chunk allocation.
   sim::Ring<Outgoing> outgoing_;
-  std::map<std::int32_t, Pending> pending_;  // sent, waiting for the reply
+  PendingMap<std::int32_t, Pending> pending_;  // sent, waiting for the reply
   std::map<std::string, std::vector<Watcher>> dataWatches_;
   std::map<std::string, std::vector<Watcher>> existWatches_;
   std::map<std::string, std::vector<Watcher>> childWatches_;

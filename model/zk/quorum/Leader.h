@@ -12,13 +12,12 @@
 #pragma once
 
 #include <boost/container/flat_map.hpp>
-#include <boost/container/flat_set.hpp>
-#include <boost/container/small_vector.hpp>
 #include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "model/zk/quorum/AckSet.h"
 #include "model/zk/quorum/QuorumPacket.h"
 #include "model/zk/server/PrepRequestProcessor.h"
 #include "model/zk/server/SyncRequestProcessor.h"
@@ -71,11 +70,9 @@ class Leader {
   std::vector<ServerId> syncedLearners() const;
 
  private:
-  // The acks of a proposal fit in place for ensembles of up to eight voters, and the outstanding
-  // proposals (a few, in zxid order) sit in one sorted array: a write then costs no allocation
-  // here, where a node-based set and map cost several (bench zk). Both iterate in key order, as
-  // std::set and std::map did.
-  using AckSet = boost::container::flat_set<ServerId, std::less<ServerId>, boost::container::small_vector<ServerId, 8>>;
+  // The outstanding proposals (a few, in zxid order) sit in one sorted array, and their acks in a
+  // word (AckSet): a write then costs no allocation here, where a node-based map and set cost
+  // several (bench zk). The array iterates in zxid order, as the std::map did.
   struct Proposal {
     std::shared_ptr<const Txn> txn;
     AckSet acks;

@@ -46,7 +46,7 @@ class SyncRequestProcessor {
       }
       // Group commit: everything queued by the time the fsync starts goes in this one. The two
       // buffers trade places rather than being rebuilt, so a steady load allocates nothing here.
-      ELECTSIM_ASSERT(syncing_.empty());
+      syncing_.clear();
       syncing_.swap(queued_);
       co_await sim_.sleep(fsync_latency_);
       // Taken out of syncing_ first: a shutdown from inside on_synced_ must not append them twice.
@@ -54,9 +54,9 @@ class SyncRequestProcessor {
       synced.swap(syncing_);
       for (const auto& txn : synced) append(txn);
       for (const auto& txn : synced) on_synced_(txn);
-      // Its capacity serves the next group (only this loop fills syncing_, so it is empty again).
+      // Its capacity serves the next group (syncing_ is empty again: only this loop fills it).
       synced.clear();
-      syncing_.swap(synced);
+      if (syncing_.empty()) syncing_.swap(synced);
     }
   }
   void append(const std::shared_ptr<const Txn>& txn) {

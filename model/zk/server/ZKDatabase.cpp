@@ -74,7 +74,13 @@ void ZKDatabase::processTxnForSessionEvents(const Txn& txn) {
 void ZKDatabase::addCommittedProposal(const std::shared_ptr<const Txn>& txn) {
   if (!committed_log_.empty()) ELECTSIM_ASSERT(txn->header.zxid > committed_log_.back()->header.zxid);
   committed_log_.push_back(txn);
-  if (committed_log_.size() > commit_log_count) committed_log_.pop_front();
+  if (committed_log_.size() > commit_log_count) {
+    committed_log_.pop_front();
+    // The next txn to leave was committed 500 txns ago and is out of the cache by now: its
+    // reference count (beside it: txns are made by make_shared) is fetched ahead, so the next
+    // pop_front does not stall on it (that stall was 2.5% of bench zk's time, perf).
+    __builtin_prefetch(committed_log_.front().get());
+  }
 }
 
 std::shared_ptr<const Snapshot> ZKDatabase::takeSnapshot() const {

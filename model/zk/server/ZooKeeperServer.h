@@ -10,11 +10,11 @@
 #pragma once
 
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
 #include <utility>
 
+#include "model/zk/PendingMap.h"
 #include "model/zk/server/Request.h"
 #include "model/zk/server/SessionTracker.h"
 #include "model/zk/server/ZKDatabase.h"
@@ -75,7 +75,7 @@ class ZooKeeperServer {
   Revalidate revalidate_;
   std::unique_ptr<SessionTrackerImpl> tracker_;
   std::unique_ptr<LearnerSessionTracker> learner_tracker_;
-  std::map<std::pair<SessionId, std::int32_t>, sim::Promise<ProcessTxnResult>> pending_;  // (session, cxid)
+  PendingMap<std::pair<SessionId, std::int32_t>, sim::Promise<ProcessTxnResult>> pending_;  // (session, cxid)
   std::unique_ptr<sim::Scope> processes_;
 };
 
