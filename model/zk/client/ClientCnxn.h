@@ -73,6 +73,10 @@ class ClientCnxn {
 
  private:
   struct Outgoing {
+    // Not an aggregate: Ring::emplace_back builds it in place with parentheses, which clang 14
+    // does not accept for aggregates (C++20's P0960).
+    Outgoing(ClientRequest request_to_send, sim::Promise<ClientReply> reply_to_fulfil, WatchRegistration watch_to_register)
+        : request(std::move(request_to_send)), reply(std::move(reply_to_fulfil)), watch(std::move(watch_to_register)) {}
     ClientRequest request;
     sim::Promise<ClientReply> reply;
     WatchRegistration watch;
