@@ -52,13 +52,7 @@ void set_no_delay(int fd) {
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
 }
 
-sockaddr_in loopback(std::uint16_t port) {
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = htons(port);
-  return address;
-}
+sockaddr_in loopback(std::uint16_t port) { return live::Endpoint(port).socket_address(); }
 
 // Takes `error` (errno) as an argument: building the message may allocate, which may change errno.
 std::string socket_error(const char* what, int error) {

@@ -44,13 +44,7 @@ bool eventually(Condition condition, Clock::duration timeout = patience) {
   return true;
 }
 
-sockaddr_in loopback(std::uint16_t port) {
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = htons(port);
-  return address;
-}
+sockaddr_in loopback(std::uint16_t port) { return live::Endpoint(port).socket_address(); }
 
 class Socket {
  public:

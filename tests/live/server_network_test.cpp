@@ -13,6 +13,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "live/endpoint.h"
 #include "live/server_network.h"
 
 namespace {
@@ -20,11 +21,7 @@ namespace {
 constexpr int port = 7777;
 
 sockaddr_in address_of(const std::string& host, int port_number) {
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<std::uint16_t>(port_number));
-  ::inet_pton(AF_INET, host.c_str(), &address.sin_addr);
-  return address;
+  return live::Endpoint(host, static_cast<std::uint16_t>(port_number)).socket_address();
 }
 
 // Runs `make` on a thread inside the namespace (setns affects only that thread); the socket it
