@@ -43,6 +43,7 @@ std::string_view op_name(zk::OpCode type) {
     case zk::OpCode::close_session: return "closeSession";
     case zk::OpCode::error: return "error";
     case zk::OpCode::set_watches: return "setWatches";
+    case zk::OpCode::add_watch: return "addWatch";
   }
   return "op";
 }

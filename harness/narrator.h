@@ -76,6 +76,8 @@ class Narrator {
   std::map<sim::NodeId, std::string> curator_state_;     // last Curator connection state per client
   std::map<std::string, std::string> ephemeral_owner_;   // path -> client node name
   std::set<std::string> latch_parents_;
+  // addWatch registrations: (session, path) -> recursive; their events do not use them up.
+  std::map<std::pair<std::int64_t, std::string>, bool> persistent_watches_;
   std::map<std::string, std::set<std::string>> latch_children_;  // parent -> child names
   std::int64_t told_zxid_ = -1;                          // first_telling's memory
   sim::NodeId told_node_ = sim::no_node;

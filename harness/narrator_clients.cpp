@@ -152,6 +152,13 @@ std::optional<NarratedEvent> Narrator::narrate_watch(const sim::TraceEvent& even
   bool parent_watch = latch_parents_.contains(path);
   if (kind == "watch.register") {
     std::string table(event.text("table"));
+    if (table == "persistent" || table == "persistent_recursive") {
+      const bool recursive = table == "persistent_recursive";
+      persistent_watches_[{event.integer("session"), path}] = recursive;
+      return told(NarrationTopic::watch, client + " adds a " + (recursive ? "persistent recursive" : "persistent") + " watch on " + path +
+                                             (recursive ? ": it stays, and every change at or below it notifies " : ": it stays after each event on ") +
+                                             node_name(event.node));
+    }
     if (latch != nullptr) {
       return told(NarrationTopic::latch, NarrationTopic::watch, client + " watches its predecessor " + latch_child_text(path) + " (" + table + " watch on " + node_name(event.node) + ")");
     }
@@ -162,11 +169,21 @@ std::optional<NarratedEvent> Narrator::narrate_watch(const sim::TraceEvent& even
   }
   if (kind == "watch.fire") {
     std::string type(event.text("type"));
+    // A persistent watch on the path, or a recursive one at or above it, stays in place.
+    bool persistent = false;
+    for (std::string at = path; !at.empty() && !persistent;) {
+      auto found = persistent_watches_.find({event.integer("session"), at});
+      persistent = found != persistent_watches_.end() && (found->second || at == path) &&
+                   !(found->second && type == "NodeChildrenChanged");
+      if (at == "/") break;
+      at.resize(std::max<std::size_t>(at.rfind('/'), 1));
+    }
+    const char* fate = persistent ? " (the watch stays)" : " (the watch is used up)";
     if (latch != nullptr || parent_watch) {
       std::string what = latch != nullptr ? latch_child_text(path) : path;
-      return told(NarrationTopic::latch, NarrationTopic::watch, "notifies " + client + ": " + type + " " + what + " (the watch is used up)");
+      return told(NarrationTopic::latch, NarrationTopic::watch, "notifies " + client + ": " + type + " " + what + fate);
     }
-    return told(NarrationTopic::watch, "notifies " + who + ": " + type + " " + path + " (the watch is used up)");
+    return told(NarrationTopic::watch, "notifies " + who + ": " + type + " " + path + fate);
   }
   return told(NarrationTopic::watch, std::string(kind) + ": " + generic_fields(event));
 }

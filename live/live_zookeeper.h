@@ -67,6 +67,8 @@ class LiveZooKeeper final : public zk::ZooKeeper {
   sim::Task<zk::ChildrenResult> getChildren(std::string path, zk::Watcher watcher = {}) override;
   sim::Task<zk::StatResult> setData(std::string path, std::string data, std::int32_t version = -1) override;
   sim::Task<zk::MultiResult> multi(std::vector<zk::Op> ops) override;
+  // The C client of 3.8 has no addWatch (its headers carry the AddWatchRequest record, no call).
+  sim::Task<zk::Code> addWatch(std::string, zk::Watcher, zk::AddWatchMode) override { co_return zk::Code::unimplemented; }
   sim::Task<void> close() override;
   void injectSessionExpiration() override;
 
@@ -125,6 +127,8 @@ class LiveZookeeperFactory final : public zk::ZookeeperFactory {
 
   std::unique_ptr<zk::ZooKeeper> newZooKeeper(sim::Node& owner, std::vector<sim::NodeId> servers, sim::Duration sessionTimeout,
                                               zk::Watcher watcher, std::uint64_t seed) override;
+  // CuratorCache falls back to one-shot watches (docs/curator-model.md).
+  bool hasPersistentWatchers() const override { return false; }
 
   RealTimeLoop& loop() { return loop_; }
   ClientProxy& proxy() { return proxy_; }

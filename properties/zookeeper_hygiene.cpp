@@ -1,5 +1,7 @@
 #include "properties/zookeeper_hygiene.h"
 
+#include <algorithm>
+
 namespace properties {
 
 void EphemeralCleanup::on_event(const sim::TraceEvent& event) {
@@ -36,6 +38,20 @@ void EphemeralCleanup::on_event(const sim::TraceEvent& event) {
   }
 }
 
+bool WatchOnce::fires(const sim::TraceEvent& event, const std::string& path, const char* table, std::string_view type, bool atParent) {
+  auto found = registered_.find(Key{event.node, event.integer("connection"), path, table});
+  if (found == registered_.end()) return false;
+  switch (found->second) {
+    case Mode::persistent_recursive: return type != "NodeChildrenChanged";
+    case Mode::persistent: return !atParent;
+    case Mode::standard:
+      if (atParent) return false;
+      registered_.erase(found);  // one event consumes every registration of that path and table
+      return true;
+  }
+  return false;
+}
+
 void WatchOnce::on_event(const sim::TraceEvent& event) {
   if (event.kind == "node.crash" || event.kind == "node.power_off") {
     // Connections (and their watches) die with the process.
@@ -43,31 +59,47 @@ void WatchOnce::on_event(const sim::TraceEvent& event) {
     return;
   }
   if (event.kind == "watch.register") {
-    registered_[{event.node, event.integer("connection"), std::string(event.text("path")), std::string(event.text("table"))}]++;
+    std::string path(event.text("path"));
+    std::string_view table = event.text("table");
+    std::int64_t connection = event.integer("connection");
+    if (table == "persistent" || table == "persistent_recursive") {
+      // DataTree.addWatch: both tables.
+      Mode mode = table == "persistent" ? Mode::persistent : Mode::persistent_recursive;
+      if (mode == Mode::persistent_recursive) recursive_++;
+      registered_[{event.node, connection, path, "data"}] = mode;
+      registered_[{event.node, connection, path, "child"}] = mode;
+    } else {
+      registered_[{event.node, connection, path, std::string(table)}] = Mode::standard;
+    }
     return;
   }
   if (event.kind != "watch.fire") return;
   std::int64_t connection = event.integer("connection");
   std::string path(event.text("path"));
   std::string_view type = event.text("type");
-  auto consume = [&](const char* table) {
-    auto found = registered_.find({event.node, connection, path, table});
-    if (found == registered_.end() || found->second == 0) return false;
-    found->second = 0;  // one event consumes every registration of that path and table
-    return true;
-  };
   bool had = false;
   std::string_view table = event.text("table");
   if (!table.empty()) {
-    had = consume(table == "child" ? "child" : "data");  // a SetWatches catch-up: one table's watch
+    // A SetWatches catch-up answers one table's one-shot watch (persistent ones get none).
+    auto found = registered_.find(Key{event.node, connection, path, table == "child" ? "child" : "data"});
+    had = found != registered_.end() && found->second == Mode::standard;
+    if (had) registered_.erase(found);
   } else if (type == "NodeChildrenChanged") {
-    had = consume("child");
+    had = fires(event, path, "child", type, false);
   } else if (type == "NodeDeleted") {
-    bool data = consume("data");
-    bool child = consume("child");
+    bool data = fires(event, path, "data", type, false);
+    bool child = fires(event, path, "child", type, false);
     had = data || child;
   } else {
-    had = consume("data");
+    had = fires(event, path, "data", type, false);
+  }
+  if (recursive_ > 0 && type != "NodeChildrenChanged" && table.empty()) {
+    // A recursive watch on a parent (registered in the data table as in both).
+    std::string parent = path;
+    while (parent != "/" && !parent.empty()) {
+      parent.resize(std::max<std::size_t>(parent.rfind('/'), 1));
+      if (fires(event, parent, "data", type, true)) had = true;
+    }
   }
   if (!had) {
     violate(node_name(event.node) + " fired " + std::string(type) + " on " + path + " for connection " + std::to_string(connection) +

@@ -2,8 +2,12 @@
 //
 // ephemeral-cleanup: once a server has applied a session's closeSession, it holds no ephemeral
 //   owned by that session, and never creates one afterwards (ZOOKEEPER-1208 broke the second).
-// watch-once: a watch fires at most once per registration: every watch.fire on a connection and
-//   path consumes a registration (watch.register) of the table that event fires from.
+// watch-once: a one-shot watch fires at most once per registration: every watch.fire on a
+//   connection and path consumes a registration (watch.register) of the table that event fires
+//   from, unless a persistent watch (addWatch, 3.6+) covers it: a persistent watch on the path, or
+//   a recursive one on the path or a parent (not for NodeChildrenChanged). As in 3.8, the last
+//   registration of a path and table sets its mode (a standard one after a persistent one makes
+//   it one-shot again, ZOOKEEPER-4466).
 #pragma once
 
 #include <map>
@@ -34,8 +38,13 @@ class WatchOnce final : public Property {
   void on_event(const sim::TraceEvent& event) override;
 
  private:
-  // (server, connection, path, table) -> registrations not yet fired.
-  std::map<std::tuple<sim::NodeId, std::int64_t, std::string, std::string>, int> registered_;
+  enum class Mode : std::uint8_t { standard, persistent, persistent_recursive };
+  using Key = std::tuple<sim::NodeId, std::int64_t, std::string, std::string>;
+  // Whether `table`'s watch of the connection on `path` hears of the event (consuming a one-shot).
+  bool fires(const sim::TraceEvent& event, const std::string& path, const char* table, std::string_view type, bool atParent);
+  // (server, connection, path, table "data" or "child") -> the mode of a watch not yet used up.
+  std::map<Key, Mode> registered_;
+  std::size_t recursive_ = 0;  // registrations ever made in recursive mode (0: no parent walk)
   std::set<sim::NodeId> restarted_;
 };
 

@@ -28,17 +28,22 @@ CuratorCache::~CuratorCache() {
 void CuratorCache::start() {
   ELECTSIM_ASSERT_MSG(state_ == State::latent, "Already started");
   state_ = State::started;
-  // PersistentWatcher: the watch is (re-)added on start and on every connected state, and each
-  // time it is in place the cache rebuilds.
-  stateListener_ = client_.getConnectionStateListenable().addListener([this](ConnectionState newState) {
-    if (isConnected(newState)) rebuild();
-  });
-  rebuild();
+  if (!client_.getZookeeperClient().hasPersistentWatchers()) {
+    startOneShotWatches();
+    return;
+  }
+  // CuratorCacheImpl: a recursive PersistentWatcher on the root; its events go to processEvent,
+  // and each time the watch is (re-)added the cache rebuilds.
+  persistentWatcher_ = std::make_unique<PersistentWatcher>(client_, path_, /*recursive=*/true);
+  persistentWatcher_->addListener([this](const zk::WatchedEvent& event) { processEvent(event); });
+  persistentWatcher_->addResetListener([this] { rebuild(); });
+  persistentWatcher_->start();
 }
 
 void CuratorCache::close() {
   if (state_ != State::started) return;
   state_ = State::closed;
+  if (persistentWatcher_) persistentWatcher_->close();
   if (stateListener_) client_.getConnectionStateListenable().removeListener(*stateListener_);
   stateListener_.reset();
   client_.removeWatchers(watcherOwner_);
@@ -74,113 +79,70 @@ void CuratorCache::rebuild() {
   for (std::string& path : paths) nodeChanged(std::move(path));
 }
 
+void CuratorCache::processEvent(const zk::WatchedEvent& event) {
+  if (state_ != State::started) return;
+  switch (event.type) {
+    case zk::EventType::node_data_changed:
+    case zk::EventType::node_created: nodeChanged(event.path); break;
+    case zk::EventType::node_deleted: removeStorage(event.path); break;
+    case zk::EventType::node_children_changed:  // a recursive watch does not get it
+    case zk::EventType::none: break;
+  }
+}
+
 void CuratorCache::nodeChanged(std::string path) {
   if (state_ != State::started) return;
+  if (oneShot()) {
+    oneShotNodeChanged(std::move(path));
+    return;
+  }
   increment();
   scope_.spawn(nodeChangedTask(std::move(path)));
 }
 
-void CuratorCache::childrenChanged(std::string path) {
-  if (state_ != State::started) return;
-  increment();
-  scope_.spawn(childrenChangedTask(std::move(path)));
-}
-
 sim::Task<void> CuratorCache::nodeChangedTask(std::string path) {
-  // Claim the data watch before asking, so two reads in flight do not both register one.
-  std::int64_t instance = currentInstance();
-  bool watch = watches_[path].data != instance;
-  if (watch) watches_[path].data = instance;
-  // (A local, not a conditional expression in the call: GCC 12 destroys such a temporary twice
-  // when it is an argument of a co_await.)
-  CuratorWatcher watcher;
-  if (watch) watcher = dataWatcher(path);
-  zk::DataResult result = co_await client_.getData(path, std::move(watcher), Call::inBackground);
+  zk::DataResult result = co_await client_.getData(path, {}, Call::inBackground);
   if (state_ != State::started) co_return;
-  if (watch && result.code != zk::Code::ok && watches_[path].data == instance) watches_[path].data = 0;
   if (result.code == zk::Code::ok) {
-    putStorage(ChildData{path, result.stat, std::move(result.data)});
-    // checkChildrenChanged: list the children when we have no child watch on this handle yet (a
-    // child watch in place reports every later change itself).
-    if (watches_[path].children != currentInstance()) childrenChanged(path);
+    const zk::Stat stat = result.stat;
+    std::optional<zk::Stat> previous = putStorage(ChildData{path, result.stat, std::move(result.data)});
+    checkChildrenChanged(path, previous, stat);
   } else if (result.code == zk::Code::no_node) {
     removeStorage(path);
-    if (path == path_) {
-      increment();
-      scope_.spawn(watchRootCreationTask());
-    }
   }
   // Other codes: handleException (logged); the next rebuild reads the node again.
   decrement();
 }
 
-sim::Task<void> CuratorCache::childrenChangedTask(std::string path) {
-  std::int64_t instance = currentInstance();
-  bool watch = watches_[path].children != instance;
-  if (watch) watches_[path].children = instance;
-  CuratorWatcher watcher;
-  if (watch) watcher = childWatcher(path);
-  zk::ChildrenResult result = co_await client_.getChildren(path, std::move(watcher), Call::inBackground);
+void CuratorCache::checkChildrenChanged(const std::string& fromPath, const std::optional<zk::Stat>& oldStat, const zk::Stat& newStat) {
+  if (state_ != State::started) return;
+  if (oldStat && oldStat->cversion == newStat.cversion) return;  // children haven't changed
+  increment();
+  scope_.spawn(childrenChangedTask(fromPath));
+}
+
+sim::Task<void> CuratorCache::childrenChangedTask(std::string fromPath) {
+  zk::ChildrenResult result = co_await client_.getChildren(fromPath, {}, Call::inBackground);
   if (state_ != State::started) co_return;
-  if (watch && result.code != zk::Code::ok && watches_[path].children == instance) watches_[path].children = 0;
   if (result.code == zk::Code::ok) {
-    for (const std::string& child : result.children) {
-      std::string childPath = ZKPaths::makePath(path, child);
-      // Known children report their own changes through their data watches.
-      if (!storage_.contains(childPath)) nodeChanged(std::move(childPath));
-    }
+    // Every child is read again, known or not: versions keep the events unique.
+    for (const std::string& child : result.children) nodeChanged(ZKPaths::makePath(fromPath, child));
   } else if (result.code == zk::Code::no_node) {
-    removeStorage(path);
+    removeStorage(fromPath);
   }
   decrement();
 }
 
-sim::Task<void> CuratorCache::watchRootCreationTask() {
-  // With one-shot watches a missing root needs an exists watch to be seen again.
-  std::int64_t instance = currentInstance();
-  watches_[path_].data = instance;
-  CuratorWatcher watcher = dataWatcher(path_);
-  zk::StatResult exists = co_await client_.checkExists(path_, std::move(watcher), Call::inBackground);
-  if (state_ != State::started) co_return;
-  if (exists.code == zk::Code::ok) {
-    nodeChanged(path_);  // created meanwhile; the exists watch is now a data watch
-  } else if (exists.code != zk::Code::no_node && watches_[path_].data == instance) {
-    watches_[path_].data = 0;
-  }
-  decrement();
-}
-
-CuratorWatcher CuratorCache::dataWatcher(std::string path) {
-  return CuratorWatcher{watcherOwner_, [this, path](const zk::WatchedEvent& event) {
-                          if (state_ != State::started || event.type == zk::EventType::none) return;
-                          watches_[path].data = 0;  // the one-shot watch is used up
-                          switch (event.type) {
-                            case zk::EventType::node_created:
-                            case zk::EventType::node_data_changed: nodeChanged(path); break;
-                            case zk::EventType::node_deleted: removeStorage(path); break;
-                            case zk::EventType::node_children_changed:
-                            case zk::EventType::none: break;
-                          }
-                        }};
-}
-
-CuratorWatcher CuratorCache::childWatcher(std::string path) {
-  return CuratorWatcher{watcherOwner_, [this, path](const zk::WatchedEvent& event) {
-                          if (state_ != State::started || event.type == zk::EventType::none) return;
-                          watches_[path].children = 0;
-                          if (event.type == zk::EventType::node_children_changed) childrenChanged(path);
-                        }};
-}
-
-void CuratorCache::putStorage(ChildData data) {
+std::optional<zk::Stat> CuratorCache::putStorage(ChildData data) {
   auto found = storage_.find(data.path);
   if (found == storage_.end()) {
     storage_.emplace(data.path, data);
     callListeners(CuratorCacheListener::Type::NODE_CREATED, nullptr, &data);
-    return;
+    return std::nullopt;
   }
   ChildData previous = std::exchange(found->second, data);
   if (previous.stat.version != data.stat.version) callListeners(CuratorCacheListener::Type::NODE_CHANGED, &previous, &data);
+  return previous.stat;
 }
 
 void CuratorCache::removeStorage(const std::string& path) {

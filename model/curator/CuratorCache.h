@@ -13,12 +13,15 @@
 // returned it, not as it was when the change happened; and the cache lags ZooKeeper by a
 // notification plus a getData round trip (a deletion: by the notification alone).
 //
-// The model's server has no persistent watches, so the recursive watch is emulated the way
-// TreeCache (and CuratorCache's compatibility bridge for older servers) does it: a one-shot data
-// watch on every cached node (getData with a watcher) and a one-shot child watch on it
-// (getChildren with a watcher), each re-registered when it fires, and all re-registered on the new
-// handle after a session change. The events and their lag are the same; between a one-shot watch
-// firing and its re-registration, several changes of one node collapse into one read.
+// The model follows CuratorCacheImpl over PersistentWatcher when the client has addWatch
+// (Compatibility.hasPersistentWatchers). Live mode's C client of 3.8 has no addWatch, so there the
+// recursive watch is emulated the way TreeCache (and CuratorCache's bridge for older clients)
+// does it, in CuratorCacheOneShotWatches.cpp: a one-shot data watch on every cached node (getData
+// with a watcher) and a one-shot child watch on it (getChildren with a watcher), each
+// re-registered when it fires, and all re-registered on the new handle after a session change.
+// The events and their lag are the same; between a one-shot watch firing and its
+// re-registration, several changes of one node collapse into one read, and the servers hold two
+// watches per cached node instead of one per cache.
 //
 // Listeners run synchronously, in registration order, on the coroutine that applied the change
 // (Curator: on the client's runSafe thread, then each on its own executor if given one).
@@ -26,11 +29,13 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "model/curator/CuratorFramework.h"
+#include "model/curator/PersistentWatcher.h"
 
 namespace curator {
 
@@ -83,17 +88,28 @@ class CuratorCache {
     std::int64_t children = 0;  // same for the child watch
   };
 
+  // CuratorCacheImpl, over the persistent recursive watch.
   void rebuild();
+  void processEvent(const zk::WatchedEvent& event);
   void nodeChanged(std::string path);
-  void childrenChanged(std::string path);
   sim::Task<void> nodeChangedTask(std::string path);
-  sim::Task<void> childrenChangedTask(std::string path);
-  sim::Task<void> watchRootCreationTask();
-  void putStorage(ChildData data);
+  void checkChildrenChanged(const std::string& fromPath, const std::optional<zk::Stat>& oldStat, const zk::Stat& newStat);
+  sim::Task<void> childrenChangedTask(std::string fromPath);
+  // The storage; putStorage returns the previous entry's stat.
+  std::optional<zk::Stat> putStorage(ChildData data);
   void removeStorage(const std::string& path);
   void callListeners(CuratorCacheListener::Type type, const ChildData* oldData, const ChildData* data);
   void increment() { outstandingOps_++; }
   void decrement();
+
+  // The one-shot emulation (CuratorCacheOneShotWatches.cpp).
+  bool oneShot() const { return !persistentWatcher_; }
+  void startOneShotWatches();
+  void oneShotNodeChanged(std::string path);
+  void oneShotChildrenChanged(std::string path);
+  sim::Task<void> oneShotNodeChangedTask(std::string path);
+  sim::Task<void> oneShotChildrenChangedTask(std::string path);
+  sim::Task<void> watchRootCreationTask();
   CuratorWatcher dataWatcher(std::string path);
   CuratorWatcher childWatcher(std::string path);
   std::int64_t currentInstance() { return client_.getZookeeperClient().getInstanceIndex(); }
@@ -102,7 +118,8 @@ class CuratorCache {
   std::string path_;
   State state_ = State::latent;
   std::map<std::string, ChildData> storage_;  // CuratorCacheStorage.standard()
-  std::map<std::string, Watches> watches_;
+  std::unique_ptr<PersistentWatcher> persistentWatcher_;  // null: the one-shot emulation
+  std::map<std::string, Watches> watches_;                // the one-shot emulation's watches
   std::vector<std::pair<std::uint64_t, CuratorCacheListener>> listeners_;
   std::uint64_t nextListenerId_ = 1;
   std::optional<std::uint64_t> stateListener_;

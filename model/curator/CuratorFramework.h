@@ -17,7 +17,8 @@
 // (a) removeWatchers(owner) unhooks a recipe (WatcherRemoveCuratorFramework), and (b) session
 // events (Disconnected, SyncConnected, Expired) reach every watcher registered on the handle, as
 // ZooKeeper's ZKWatchManager.materialize does for EventType.None, which the model's client does
-// not. One-shot semantics are kept: a watcher is dropped once its node event fires.
+// not. One-shot semantics are kept: a watcher is dropped once its node event fires, unless it was
+// added by addWatch (persistent), which stays until its recipe removes it or its handle dies.
 //
 // Lifetime: recipes (and anything awaiting an operation) must be destroyed before the framework.
 // The framework keeps every ZooKeeper handle it ever made until it is destroyed.
@@ -116,8 +117,8 @@ class CuratorFramework {
   enum class State : std::uint8_t { latent, started, stopped };
   // How many ZooKeeper requests of each kind the framework sent (every attempt counts).
   struct RequestCounts {
-    std::uint64_t create = 0, deleteNode = 0, exists = 0, getData = 0, getChildren = 0, setData = 0, multi = 0;
-    std::uint64_t total() const { return create + deleteNode + exists + getData + getChildren + setData + multi; }
+    std::uint64_t create = 0, deleteNode = 0, exists = 0, getData = 0, getChildren = 0, setData = 0, multi = 0, addWatch = 0;
+    std::uint64_t total() const { return create + deleteNode + exists + getData + getChildren + setData + multi + addWatch; }
   };
   static constexpr std::size_t watchers_max = 1'000'000;
 
@@ -154,6 +155,9 @@ class CuratorFramework {
   sim::Task<zk::Code> deleteNode(std::string path, DeleteOptions options = {});
   // transaction().forOperations(...): one multi, retried like any foreground operation.
   sim::Task<zk::MultiResult> transaction(std::vector<zk::Op> ops);
+  // watchers().add().withMode(mode).usingWatcher(watcher).forPath(basePath) (AddWatchBuilderImpl,
+  // Curator 5.x): a persistent watch; UNIMPLEMENTED without hasPersistentWatchers().
+  sim::Task<zk::Code> addWatch(std::string basePath, CuratorWatcher watcher, zk::AddWatchMode mode, Call call = Call::foreground);
 
   // FailedDeleteManager: delete().guaranteed().inBackground(), again and again while started.
   void deleteGuaranteedInBackground(std::string path);
@@ -173,6 +177,9 @@ class CuratorFramework {
     std::uint64_t owner;
     std::int64_t instanceIndex;  // the handle it is registered on
     zk::Watcher process;
+    bool persistent = false;     // addWatch: not dropped when it fires
+    std::string persistentPath;  // addWatch: its path, so a second add on the handle collapses
+    zk::AddWatchMode persistentMode = zk::AddWatchMode::persistent;
   };
 
   // The parent watcher: every event of the current handle.
@@ -182,7 +189,7 @@ class CuratorFramework {
   static std::optional<zk::KeeperState> codeToState(zk::Code code);
 
   // Registers `watcher` for the handle of instanceIndex and returns what to give ZooKeeper.
-  zk::Watcher usingWatcher(CuratorWatcher watcher, std::int64_t instanceIndex, std::uint64_t& id);
+  zk::Watcher usingWatcher(CuratorWatcher watcher, std::int64_t instanceIndex, std::uint64_t& id, bool persistent = false);
   void fireWatcher(std::uint64_t id, const zk::WatchedEvent& event);
   void dropWatcher(std::uint64_t id) { watchers_.erase(id); }
 

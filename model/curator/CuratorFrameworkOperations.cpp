@@ -157,6 +157,37 @@ sim::Task<zk::ChildrenResult> CuratorFramework::getChildren(std::string path, Cu
   }
 }
 
+sim::Task<zk::Code> CuratorFramework::addWatch(std::string basePath, CuratorWatcher watcher, zk::AddWatchMode mode, Call call) {
+  RetryLoop loop(*this, "addWatch", call);
+  while (true) {
+    zk::Code code = co_await loop.beforeAttempt();
+    if (code == zk::Code::ok) {
+      zk::ZooKeeper& zk = client_.getZooKeeper();
+      const std::int64_t instance = client_.getInstanceIndex();
+      // ZKWatchManager keeps a path's watchers in a set, and Curator's NamespaceWatcher is equal
+      // for the same watcher and path: adding the same watcher again on the same handle only
+      // re-adds the server's watch (an empty watcher here), it is not delivered twice.
+      const bool held = std::any_of(watchers_.begin(), watchers_.end(), [&](const auto& item) {
+        const WatcherEntry& entry = item.second;
+        return entry.persistent && entry.owner == watcher.owner && entry.instanceIndex == instance &&
+               entry.persistentPath == basePath && entry.persistentMode == mode;
+      });
+      std::uint64_t id = 0;
+      zk::Watcher wrapped;
+      if (!held) {
+        wrapped = usingWatcher(watcher, instance, id, /*persistent=*/true);
+        watchers_.at(id).persistentPath = basePath;
+        watchers_.at(id).persistentMode = mode;
+      }
+      requestCounts_.addWatch++;
+      code = co_await zk.addWatch(basePath, std::move(wrapped), mode);
+      if (id != 0 && code != zk::Code::ok) dropWatcher(id);  // AddWatchRegistration: only on OK
+    }
+    if (code == zk::Code::ok) co_return code;
+    if (!co_await loop.shouldRetry(code)) co_return code;
+  }
+}
+
 sim::Task<zk::StatResult> CuratorFramework::setData(std::string path, std::string data, std::int32_t version, Call call) {
   RetryLoop loop(*this, "setData", call);
   while (true) {

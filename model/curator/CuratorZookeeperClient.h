@@ -57,6 +57,8 @@ class CuratorZookeeperClient {
   // ConnectionState.reset(): instanceIndex++, not connected, old handle closed, new handle.
   void reset();
   void injectSessionExpiration();
+  // Compatibility.hasPersistentWatchers: whether the handles have addWatch.
+  bool hasPersistentWatchers() const { return factory_->hasPersistentWatchers(); }
 
   sim::Node& node() const { return node_; }
 

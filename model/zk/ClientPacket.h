@@ -40,12 +40,15 @@ struct ClientRequest {
   CreateMode mode = CreateMode::persistent;
   std::int32_t version = -1;
   bool watch = false;
+  AddWatchMode add_watch_mode = AddWatchMode::persistent;  // addWatch
   std::vector<ClientRequest> ops;
-  // SetWatches (re-registration after a reconnect)
+  // SetWatches / SetWatches2 (re-registration after a reconnect)
   Zxid relative_zxid = 0;
   std::vector<std::string> data_watches;
   std::vector<std::string> exist_watches;
   std::vector<std::string> child_watches;
+  std::vector<std::string> persistent_watches;
+  std::vector<std::string> persistent_recursive_watches;
 };
 
 struct OpResult {

@@ -28,6 +28,7 @@ std::string_view code_name(Code code) {
     case Code::session_expired: return "SESSIONEXPIRED";
     case Code::invalid_acl: return "INVALIDACL";
     case Code::session_moved: return "SESSIONMOVED";
+    case Code::unimplemented: return "UNIMPLEMENTED";
   }
   return "UNKNOWN";
 }

@@ -30,6 +30,7 @@ enum class Code : std::int32_t {
   ok = 0,
   runtime_inconsistency = -2,
   connection_loss = -4,
+  unimplemented = -6,  // e.g. addWatch on a client or server older than 3.6
   operation_timeout = -7,
   bad_arguments = -8,
   no_node = -101,
@@ -97,8 +98,12 @@ enum class OpCode : std::int32_t {
   create_session = -10,
   close_session = -11,
   error = -1,
-  set_watches = 101,
+  set_watches = 101,  // SetWatches, or SetWatches2 (105) when the client holds persistent watches
+  add_watch = 106,
 };
+
+// org.apache.zookeeper.AddWatchMode (3.6+): what ZooKeeper.addWatch leaves on a path.
+enum class AddWatchMode : std::uint8_t { persistent, persistent_recursive };
 
 // ---- transactions (org.apache.zookeeper.txn) ----
 // What the leader's PrepRequestProcessor turns a write into, what Zab replicates and logs, and

@@ -1,8 +1,10 @@
 // CuratorCache as ElasticJob uses it: the initial NODE_CREATED events, then created / changed /
 // deleted, reads from the cache, and the window in which a read returns what ZooKeeper no longer
-// holds.
+// holds. Every test runs twice: over the persistent recursive watch (addWatch, what Curator 5
+// does on a 3.6+ client) and over the one-shot emulation (live mode's C client has no addWatch).
 #include "curator_cluster.h"
 #include "model/curator/CuratorCache.h"
+#include "model/zk/client/ZooKeeper.h"
 
 namespace curator_test {
 namespace {
@@ -78,19 +80,50 @@ sim::Task<void> writeInitialTree(CuratorNode& self) {
   self.record("tree written");
 }
 
+// Simulated handles, but without addWatch, as a client older than 3.6 (or the C client of 3.8).
+class NoPersistentWatchersFactory final : public zk::ZookeeperFactory {
+ public:
+  std::unique_ptr<zk::ZooKeeper> newZooKeeper(sim::Node& owner, std::vector<sim::NodeId> servers, sim::Duration sessionTimeout,
+                                              zk::Watcher watcher, std::uint64_t seed) override {
+    return simulated_.newZooKeeper(owner, std::move(servers), sessionTimeout, std::move(watcher), seed);
+  }
+  bool hasPersistentWatchers() const override { return false; }
+
+ private:
+  zk::SimulatedZookeeperFactory simulated_;
+};
+
+enum class Watches { persistent, oneShot };
+
+class CuratorCacheTest : public ::testing::TestWithParam<Watches> {};
+
 struct CacheCluster : Cluster {
   CuratorNode& writer;
   CacheReader* reader = nullptr;
-  explicit CacheCluster(CuratorNode::Script script) : writer(client("writer", shortSessions(6s), script)) { writer.start(); }
+  Watches watches;
+  CacheCluster(CuratorNode::Script script, Watches readerWatches)
+      : writer(client("writer", shortSessions(6s), script)), watches(readerWatches) {
+    writer.start();
+  }
   CacheReader& startReader(sim::Duration sessionTimeout = 6s) {
-    reader = &sim.add_node<CacheReader>("reader", ensemble.nodes(), shortSessions(sessionTimeout));
+    curator::CuratorFrameworkConfig config = shortSessions(sessionTimeout);
+    if (watches == Watches::oneShot) config.zookeeperFactory = std::make_shared<NoPersistentWatchersFactory>();
+    reader = &sim.add_node<CacheReader>("reader", ensemble.nodes(), config);
     reader->start();
     return *reader;
   }
+  // The watches the reader's server holds, (data, child) table entries: only the reader watches.
+  std::pair<std::size_t, std::size_t> readerWatches() {
+    auto& handle = dynamic_cast<zk::SimulatedZooKeeper&>(reader->framework().getZookeeperClient().getZooKeeper());
+    const auto& nodes = ensemble.nodes();
+    const auto index = std::find(nodes.begin(), nodes.end(), handle.cnxn().currentServer()) - nodes.begin();
+    const zk::DataTree& tree = ensemble.server(static_cast<zk::ServerId>(index + 1)).getZkDb().getDataTree();
+    return {tree.dataWatches().size(), tree.childWatches().size()};
+  }
 };
 
-TEST(CuratorCache, TheInitialLoadGivesNodeCreatedForEveryExistingNodeThenInitialized) {
-  CacheCluster cluster(writeInitialTree);
+TEST_P(CuratorCacheTest, TheInitialLoadGivesNodeCreatedForEveryExistingNodeThenInitialized) {
+  CacheCluster cluster(writeInitialTree, GetParam());
   cluster.sim.run_for(2s);
   ASSERT_TRUE(cluster.writer.when("tree written"));
   CacheReader& reader = cluster.startReader();
@@ -123,8 +156,8 @@ sim::Task<void> writeChanges(CuratorNode& self) {
   self.record("changes written");
 }
 
-TEST(CuratorCache, CreatedChangedAndDeletedEventsFollowTheTree) {
-  CacheCluster cluster(writeChanges);
+TEST_P(CuratorCacheTest, CreatedChangedAndDeletedEventsFollowTheTree) {
+  CacheCluster cluster(writeChanges, GetParam());
   cluster.sim.run_for(500ms);
   CacheReader& reader = cluster.startReader();
   cluster.sim.run_for(5s);
@@ -149,8 +182,8 @@ sim::Task<void> updateOnce(CuratorNode& self) {
   self.record("deleted");
 }
 
-TEST(CuratorCache, AReadThroughTheCacheReturnsWhatZooKeeperNoLongerHolds) {
-  CacheCluster cluster(updateOnce);
+TEST_P(CuratorCacheTest, AReadThroughTheCacheReturnsWhatZooKeeperNoLongerHolds) {
+  CacheCluster cluster(updateOnce, GetParam());
   cluster.sim.run_for(500ms);
   CacheReader& reader = cluster.startReader();
   auto applied = [&cluster](const std::string& kind) {
@@ -193,8 +226,8 @@ sim::Task<void> changeDuringPartition(CuratorNode& self) {
   self.record("changed");
 }
 
-TEST(CuratorCache, APartitionedReaderServesStaleDataUntilItReconnects) {
-  CacheCluster cluster(changeDuringPartition);
+TEST_P(CuratorCacheTest, APartitionedReaderServesStaleDataUntilItReconnects) {
+  CacheCluster cluster(changeDuringPartition, GetParam());
   cluster.sim.run_for(500ms);
   CacheReader& reader = cluster.startReader(20s);
   cluster.sim.run_for(3s);
@@ -213,8 +246,8 @@ TEST(CuratorCache, APartitionedReaderServesStaleDataUntilItReconnects) {
   EXPECT_EQ(reader.read("/J/new"), "n");
 }
 
-TEST(CuratorCache, AfterASessionLossTheRebuildCatchesUpOnANewSession) {
-  CacheCluster cluster(changeDuringPartition);
+TEST_P(CuratorCacheTest, AfterASessionLossTheRebuildCatchesUpOnANewSession) {
+  CacheCluster cluster(changeDuringPartition, GetParam());
   cluster.sim.run_for(500ms);
   CacheReader& reader = cluster.startReader(6s);
   cluster.sim.run_for(3s);
@@ -231,6 +264,71 @@ TEST(CuratorCache, AfterASessionLossTheRebuildCatchesUpOnANewSession) {
   // The watches are on the new handle: later changes still arrive.
   ASSERT_TRUE(reader.when("NODE_CREATED /J/new n"));
 }
+
+sim::Task<void> writeWideTree(CuratorNode& self) {
+  curator::CuratorFramework& client = self.framework();
+  co_await client.blockUntilConnected();
+  for (int i = 0; i < 10; i++) co_await client.create("/J/sharding/" + std::to_string(i) + "/instance", "i", withParents());
+  self.record("tree written");
+}
+
+TEST_P(CuratorCacheTest, ThePersistentWatchIsOneWatchPerCacheWhereTheEmulationWatchesEveryNodeTwice) {
+  CacheCluster cluster(writeWideTree, GetParam());
+  cluster.sim.run_for(2s);
+  ASSERT_TRUE(cluster.writer.when("tree written"));
+  CacheReader& reader = cluster.startReader();
+  cluster.sim.run_for(3s);
+  ASSERT_EQ(reader.cache().size(), 22u);  // /J, /J/sharding, 10 items and their instance nodes
+  auto [data, child] = cluster.readerWatches();
+  if (GetParam() == Watches::persistent) {
+    // DataTree.addWatch puts the recursive watch in both tables (3.8).
+    EXPECT_EQ(data, 1u);
+    EXPECT_EQ(child, 1u);
+  } else {
+    EXPECT_EQ(data, 22u);
+    EXPECT_EQ(child, 22u);
+  }
+}
+
+sim::Task<void> changeManyTimes(CuratorNode& self) {
+  curator::CuratorFramework& client = self.framework();
+  co_await client.blockUntilConnected();
+  co_await client.create("/J/x", "0", withParents());
+  co_await self.sim().sleep(2s);
+  for (int i = 1; i <= 5; i++) {
+    co_await client.setData("/J/x", std::to_string(i));
+    co_await self.sim().sleep(200ms);
+  }
+  co_await client.create("/J/x/y", "y");
+  self.record("changed");
+}
+
+TEST(CuratorCache, APersistentWatchFiresForEveryChangeWithoutBeingRegisteredAgain) {
+  CacheCluster cluster(changeManyTimes, Watches::persistent);
+  cluster.sim.run_for(500ms);
+  CacheReader& reader = cluster.startReader();
+  cluster.sim.run_for(5s);
+  ASSERT_TRUE(cluster.writer.when("changed"));
+  EXPECT_EQ(reader.names(), (std::vector<std::string>{"NODE_CREATED /J ", "NODE_CREATED /J/x 0", "NODE_CHANGED /J/x 1",
+                                                      "NODE_CHANGED /J/x 2", "NODE_CHANGED /J/x 3", "NODE_CHANGED /J/x 4",
+                                                      "NODE_CHANGED /J/x 5", "NODE_CREATED /J/x/y y"}));
+  // Two addWatch calls, both before the changes: PersistentWatcher.start resets, and so does the
+  // CONNECTED state that follows (Curator does the same when started before it connects). The
+  // reads carry no watch; nothing is registered again while the node changes five times.
+  const auto& counts = reader.framework().requestCounts();
+  EXPECT_EQ(counts.addWatch, 2u);
+  EXPECT_EQ(counts.exists, 0u);
+  std::vector<std::string> registrations;
+  for (const TraceRecorder::Event& event : cluster.trace.events) {
+    if (event.kind == "watch.register") registrations.push_back(event.field("table") + " " + event.field("path"));
+  }
+  EXPECT_EQ(registrations, (std::vector<std::string>{"persistent_recursive /J", "persistent_recursive /J"}));
+}
+
+INSTANTIATE_TEST_SUITE_P(Watches, CuratorCacheTest, ::testing::Values(Watches::persistent, Watches::oneShot),
+                         [](const ::testing::TestParamInfo<Watches>& info) {
+                           return info.param == Watches::persistent ? "persistent" : "oneShot";
+                         });
 
 }  // namespace
 }  // namespace curator_test

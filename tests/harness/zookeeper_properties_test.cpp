@@ -58,4 +58,52 @@ TEST(WatchOnce, ASetWatchesCatchUpFiresEachTablesWatchOnce) {
   bench.sim.trace().remove_sink(&property);
 }
 
+// addWatch (3.6+): a persistent watch fires again and again; a recursive one also for the nodes
+// below it, but never NodeChildrenChanged; nothing else is covered.
+TEST(WatchOnce, PersistentWatchesFireEveryTimeWithinTheirReach) {
+  Bench bench;
+  properties::WatchOnce property(bench.sim);
+  bench.sim.trace().add_sink(&property);
+  bench.registered("/p", "persistent");
+  bench.registered("/j", "persistent_recursive");
+  for (int i = 0; i < 3; i++) {
+    bench.fired("/p", "NodeDataChanged");
+    bench.fired("/p", "NodeChildrenChanged");
+    bench.fired("/j/a/b", "NodeCreated");
+    bench.fired("/j", "NodeDeleted");
+  }
+  EXPECT_EQ(property.verdict(), properties::Verdict::held) << (property.violations().empty() ? "" : property.violations()[0].message);
+  bench.fired("/j/a", "NodeChildrenChanged");  // not for a recursive watch
+  EXPECT_EQ(property.verdict(), properties::Verdict::violated);
+  bench.sim.trace().remove_sink(&property);
+}
+
+TEST(WatchOnce, APersistentWatchCoversNothingBelowItsPath) {
+  Bench bench;
+  properties::WatchOnce property(bench.sim);
+  bench.sim.trace().add_sink(&property);
+  bench.registered("/p", "persistent");
+  bench.fired("/p/c", "NodeDataChanged");
+  EXPECT_EQ(property.verdict(), properties::Verdict::violated);
+  bench.sim.trace().remove_sink(&property);
+}
+
+// ZOOKEEPER-4466 (3.6 to 3.8): a standard watch set later on the same path and table makes the
+// persistent watch one-shot.
+TEST(WatchOnce, AStandardRegistrationAfterAPersistentOneIsUsedUpByOneEvent) {
+  Bench bench;
+  properties::WatchOnce property(bench.sim);
+  bench.sim.trace().add_sink(&property);
+  bench.registered("/p", "persistent");
+  bench.registered("/p", "data");
+  bench.fired("/p", "NodeDataChanged");
+  EXPECT_EQ(property.verdict(), properties::Verdict::held);
+  bench.fired("/p", "NodeChildrenChanged");  // the child table is still persistent
+  bench.fired("/p", "NodeChildrenChanged");
+  EXPECT_EQ(property.verdict(), properties::Verdict::held);
+  bench.fired("/p", "NodeDataChanged");
+  EXPECT_EQ(property.verdict(), properties::Verdict::violated);
+  bench.sim.trace().remove_sink(&property);
+}
+
 }  // namespace

@@ -127,6 +127,14 @@ TEST(Narration, AVoteAdoptionSaysWhy) {
   EXPECT_TRUE(std::regex_search(logged.text, std::regex(R"(adopts zk[0-9]'s vote[^:]*: [^(]*higher zxid)"))) << logged.text;
 }
 
+TEST(Narration, APersistentRecursiveWatchIsToldAsOneThatStays) {
+  // ElasticJob's CuratorCache: one addWatch per instance on the job's root (Curator 5 over a 3.6+
+  // client), whose events do not use it up.
+  Narrated crash = narrate("ej-leader-crash", "watch");
+  EXPECT_TRUE(std::regex_search(crash.text, std::regex(R"(i1 adds a persistent recursive watch on /electsim/order-sync: it stays)"))) << crash.text;
+  EXPECT_TRUE(std::regex_search(crash.text, std::regex(R"(notifies [^\n]*: NodeCreated /electsim/order-sync/[^\n]* \(the watch stays\))")));
+}
+
 TEST(Narration, AViolationIsToldWithTheEventsThatLedToIt) {
   // A LeaderLatch that ignores SUSPENDED and LOST: the isolated leader keeps believing while the
   // next contender takes over; after the heal both believe.

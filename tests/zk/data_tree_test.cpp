@@ -7,110 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "model/zk/server/DataTree.h"
-#include "model/zk/server/PrepRequestProcessor.h"
+#include "tests/zk/data_tree_fixture.h"
 #include "sim/assert.h"
 
 namespace zk {
 namespace {
 
-constexpr SessionId session1 = 0x1000001;
-constexpr SessionId session2 = 0x1000002;
-
-class AllSessionsValid : public SessionValidator {
- public:
-  Code checkSession(SessionId, std::uint64_t) override { return Code::ok; }
-  Code checkGlobalSession(SessionId, std::uint64_t) override { return Code::ok; }
-  void setSessionClosing(SessionId) override {}
-};
-
-Request makeCreate(SessionId session, std::string path, CreateMode mode = CreateMode::persistent, std::string data = "") {
-  Request request;
-  request.sessionId = session;
-  request.type = OpCode::create;
-  request.path = std::move(path);
-  request.mode = mode;
-  request.data = std::move(data);
-  return request;
-}
-
-Request makeDelete(SessionId session, std::string path, std::int32_t version = -1) {
-  Request request;
-  request.sessionId = session;
-  request.type = OpCode::delete_node;
-  request.path = std::move(path);
-  request.version = version;
-  return request;
-}
-
-Request makeSetData(SessionId session, std::string path, std::string data, std::int32_t version = -1) {
-  Request request;
-  request.sessionId = session;
-  request.type = OpCode::set_data;
-  request.path = std::move(path);
-  request.data = std::move(data);
-  request.version = version;
-  return request;
-}
-
-Request makeCheck(SessionId session, std::string path, std::int32_t version) {
-  Request request;
-  request.sessionId = session;
-  request.type = OpCode::check;
-  request.path = std::move(path);
-  request.version = version;
-  return request;
-}
-
-Request makeMulti(SessionId session, std::vector<Request> ops) {
-  Request request;
-  request.sessionId = session;
-  request.type = OpCode::multi;
-  request.ops = std::move(ops);
-  return request;
-}
-
-Request makeCloseSession(SessionId session) {
-  Request request;
-  request.sessionId = session;
-  request.type = OpCode::close_session;
-  return request;
-}
-
-FiredWatch event(EventType type, std::string path, std::vector<WatcherId> watchers, std::string_view table = {}) {
-  return FiredWatch{WatchedEvent{type, KeeperState::sync_connected, std::move(path)}, std::move(watchers), table};
-}
-
-// A leader with nothing in flight: prepare, apply, forget the change records.
-class DataTreeTest : public ::testing::Test {
- protected:
-  ProcessTxnResult write(const Request& request) {
-    lastTxn = prep.pRequest2Txn(request, ++zxid, now);
-    ProcessTxnResult result = tree.processTxn(lastTxn, &fired);
-    prep.applied(lastTxn.header.zxid);
-    EXPECT_EQ(prep.outstandingChanges(), 0u);
-    return result;
-  }
-  std::string create(const std::string& path, CreateMode mode = CreateMode::persistent, SessionId session = session1) {
-    ProcessTxnResult result = write(makeCreate(session, path, mode));
-    EXPECT_EQ(result.error, Code::ok) << path;
-    return result.path;
-  }
-  const Stat& stat(const std::string& path) {
-    const DataNode* node = tree.getNode(path);
-    EXPECT_NE(node, nullptr) << path;
-    return node->stat;
-  }
-  void TearDown() override { tree.checkInvariants(); }
-
-  DataTree tree;
-  AllSessionsValid sessions;
-  PrepRequestProcessor prep{tree, sessions};
-  Zxid zxid = make_zxid(1, 0);
-  std::int64_t now = 1'700'000'000'000;
-  Txn lastTxn;
-  std::vector<FiredWatch> fired;
-};
+using namespace data_tree_test;
 
 TEST_F(DataTreeTest, StartsWithTheSystemNodes) {
   EXPECT_EQ(tree.nodeCount(), 4u);
@@ -445,7 +348,7 @@ TEST_F(DataTreeTest, SetWatchesCatchesUpOrReRegisters) {
   write(makeDelete(session1, "/gone"));
   create("/born");
   fired.clear();
-  tree.setWatches(relative, {"/same", "/changed", "/gone"}, {"/born", "/unborn"}, {"/kids", "/gone", "/quiet"}, 9, &fired);
+  tree.setWatches(relative, {"/same", "/changed", "/gone"}, {"/born", "/unborn"}, {"/kids", "/gone", "/quiet"}, {}, {}, 9, &fired);
   // One catch-up event per table: /gone was watched for data and children, so it gets two
   // NodeDeleted (DataTree.setWatches).
   EXPECT_EQ(fired, (std::vector<FiredWatch>{event(EventType::node_data_changed, "/changed", {9}, "data"),

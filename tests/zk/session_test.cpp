@@ -284,6 +284,51 @@ TEST(Session, AWatchIsRegisteredBeforeANotificationRightBehindItsReply) {
   EXPECT_TRUE(client.has("NodeDeleted /x"));
 }
 
+TEST(Session, ARecursiveWatchOutlivesItsEventsAndAMoveToAnotherServer) {
+  // addWatch (3.6+): the watcher stays after each event, hears of nodes below its path, and the
+  // client re-adds it on the next server it connects to (SetWatches2), so events keep coming.
+  Cluster cluster;
+  cluster.sim.run_for(3s);
+  ClientNode& watcher = cluster.client("watcher", 6s, [](ClientNode& self) -> sim::Task<void> {
+    co_await self.waitConnected();
+    zk::Code added = co_await self.zk().addWatch("/j", [&self](const zk::WatchedEvent& event) {
+      self.record(std::string(zk::event_type_name(event.type)) + " " + event.path);
+    }, zk::AddWatchMode::persistent_recursive);
+    self.record("addWatch " + std::string(zk::code_name(added)));
+  });
+  watcher.start();
+  cluster.sim.run_for(1s);
+  ASSERT_TRUE(watcher.has("addWatch OK"));
+  ClientNode& writer = cluster.client("writer", 6s, [](ClientNode& self) -> sim::Task<void> {
+    co_await self.waitConnected();
+    co_await self.zk().create("/j", "", zk::CreateMode::persistent);
+    co_await self.zk().create("/j/a", "", zk::CreateMode::persistent);
+    co_await self.zk().setData("/j/a", "1");
+    co_await self.zk().setData("/j/a", "2");
+    self.record("first writes");
+    co_await self.sim().sleep(10s);
+    co_await self.zk().setData("/j/a", "3");
+    co_await self.zk().deleteNode("/j/a");
+    self.record("second writes");
+  });
+  writer.start();
+  cluster.sim.run_for(2s);
+  ASSERT_TRUE(writer.has("first writes"));
+  EXPECT_TRUE(watcher.has("NodeCreated /j"));
+  EXPECT_TRUE(watcher.has("NodeCreated /j/a"));
+  EXPECT_EQ(std::count_if(watcher.log.begin(), watcher.log.end(), [](const auto& entry) { return entry.second == "NodeDataChanged /j/a"; }), 2);
+  // The watcher's server dies; the client moves to another one within its session.
+  auto& handle = dynamic_cast<zk::SimulatedZooKeeper&>(watcher.zk());
+  const sim::NodeId first = handle.cnxn().currentServer();
+  cluster.sim.node(first).crash();
+  cluster.sim.run_for(10s);
+  ASSERT_TRUE(writer.has("second writes"));
+  EXPECT_NE(handle.cnxn().currentServer(), first);
+  EXPECT_EQ(std::count_if(watcher.log.begin(), watcher.log.end(), [](const auto& entry) { return entry.second == "NodeDataChanged /j/a"; }), 3);
+  EXPECT_TRUE(watcher.has("NodeDeleted /j/a"));
+  EXPECT_FALSE(watcher.has("Expired"));
+}
+
 TEST(Session, AHandleClosedDuringItsHandshakeNeverConnects) {
   // A close() while the first connect is in flight: the handshake that completes afterwards must not
   // revive the handle (ClientCnxn checks the closing state after every step of the connect).

@@ -178,7 +178,9 @@ sim::Task<bool> ClientCnxn::startConnect() {
   queueSessionEvent(KeeperState::sync_connected);
 
   // primeConnection: re-register watches with the last zxid seen, ahead of any request.
-  if (!dataWatches_.empty() || !existWatches_.empty() || !childWatches_.empty()) {
+  // SetWatches2 when persistent watches are held (3.6+).
+  if (!dataWatches_.empty() || !existWatches_.empty() || !childWatches_.empty() || !persistentWatches_.empty() ||
+      !persistentRecursiveWatches_.empty()) {
     ClientRequest setWatches;
     setWatches.xid = set_watches_xid;
     setWatches.type = OpCode::set_watches;
@@ -186,6 +188,8 @@ sim::Task<bool> ClientCnxn::startConnect() {
     for (const auto& [path, watchers] : dataWatches_) setWatches.data_watches.push_back(path);
     for (const auto& [path, watchers] : existWatches_) setWatches.exist_watches.push_back(path);
     for (const auto& [path, watchers] : childWatches_) setWatches.child_watches.push_back(path);
+    for (const auto& [path, watchers] : persistentWatches_) setWatches.persistent_watches.push_back(path);
+    for (const auto& [path, watchers] : persistentRecursiveWatches_) setWatches.persistent_recursive_watches.push_back(path);
     socket_.send(std::move(setWatches));
   }
   sendOutgoing();
@@ -255,6 +259,12 @@ void ClientCnxn::registerWatch(WatchRegistration& watch, Code err) {
     case WatchRegistration::Kind::child:
       if (err == Code::ok) childWatches_[watch.path].push_back(std::move(watch.watcher));
       break;
+    case WatchRegistration::Kind::persistent:
+      if (err == Code::ok) persistentWatches_[watch.path].push_back(std::move(watch.watcher));
+      break;
+    case WatchRegistration::Kind::persistent_recursive:
+      if (err == Code::ok) persistentRecursiveWatches_[watch.path].push_back(std::move(watch.watcher));
+      break;
   }
 }
 
@@ -279,7 +289,24 @@ std::vector<Watcher> ClientCnxn::materialize(const WatchedEvent& event) {
       take(existWatches_);
       take(childWatches_);
       break;
-    case EventType::none: break;
+    case EventType::none: return result;
+  }
+  // addPersistentWatches: the path's persistent watchers and the recursive ones of the path and
+  // every parent, kept. For every node event, NodeChildrenChanged too: the server never sends
+  // that one for a recursive watch, but the connection may hold a child watch on the same path.
+  auto copy = [&](const std::map<std::string, std::vector<Watcher>>& table, const std::string& path) {
+    auto found = table.find(path);
+    if (found == table.end()) return;
+    result.insert(result.end(), found->second.begin(), found->second.end());
+  };
+  copy(persistentWatches_, event.path);
+  if (!persistentRecursiveWatches_.empty()) {
+    std::string path = event.path;
+    while (true) {
+      copy(persistentRecursiveWatches_, path);
+      if (path == "/" || path.empty()) break;
+      path.resize(std::max<std::size_t>(path.rfind('/'), 1));
+    }
   }
   return result;
 }

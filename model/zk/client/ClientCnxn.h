@@ -10,7 +10,8 @@
 //  - It learns that its session expired only when a server answers a reconnect with timeout 0:
 //    then Expired, and the handle is dead (3.8 has no client-side expiry timer).
 //  - Watches are kept here and re-registered after every reconnect (SetWatches with the last zxid
-//    seen), so the server can fire what changed meanwhile.
+//    seen), so the server can fire what changed meanwhile. Persistent watches (addWatch) stay
+//    after they fire; a recursive one hears of every node below its path (ZKWatchManager).
 #pragma once
 
 #include <functional>
@@ -33,7 +34,8 @@ using Watcher = std::function<void(const WatchedEvent&)>;
 // reads the reply (ClientCnxn.finishPacket), before it reads any later packet. A notification right
 // behind the reply therefore always finds its watcher.
 struct WatchRegistration {
-  enum class Kind : std::uint8_t { none, data, exists, child };
+  // persistent / persistent_recursive: addWatch (3.6+, AddWatchRegistration), registered on OK.
+  enum class Kind : std::uint8_t { none, data, exists, child, persistent, persistent_recursive };
   // Not an aggregate on purpose: GCC 12 miscopies a braced aggregate temporary passed by value
   // into a coroutine (see docs/engine.md, "Compiler pitfalls").
   WatchRegistration() {}
@@ -131,6 +133,8 @@ class ClientCnxn {
   std::map<std::string, std::vector<Watcher>> dataWatches_;
   std::map<std::string, std::vector<Watcher>> existWatches_;
   std::map<std::string, std::vector<Watcher>> childWatches_;
+  std::map<std::string, std::vector<Watcher>> persistentWatches_;
+  std::map<std::string, std::vector<Watcher>> persistentRecursiveWatches_;
 
   struct Event {
     WatchedEvent event;

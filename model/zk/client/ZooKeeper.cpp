@@ -56,6 +56,17 @@ sim::Task<ChildrenResult> SimulatedZooKeeper::getChildren(std::string path, Watc
   co_return ChildrenResult{reply.err, std::move(reply.children), reply.stat};
 }
 
+sim::Task<Code> SimulatedZooKeeper::addWatch(std::string basePath, Watcher watcher, AddWatchMode mode) {
+  // ZooKeeper.addWatch: an AddWatchRegistration keeps the watcher once the server answers OK. An
+  // empty watcher re-adds the server's watch only: the caller holds an equal watcher already
+  // (ZKWatchManager's sets would collapse the two).
+  ClientRequest request = makeRequest(OpCode::add_watch, basePath);
+  request.add_watch_mode = mode;
+  const auto kind = mode == AddWatchMode::persistent ? WatchRegistration::Kind::persistent : WatchRegistration::Kind::persistent_recursive;
+  ClientReply reply = co_await cnxn_->submitRequest(std::move(request), watchFor(kind, basePath, std::move(watcher)));
+  co_return reply.err;
+}
+
 sim::Task<StatResult> SimulatedZooKeeper::setData(std::string path, std::string data, std::int32_t version) {
   ClientRequest request = makeRequest(OpCode::set_data, std::move(path));
   request.data = std::move(data);

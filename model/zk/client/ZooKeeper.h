@@ -67,6 +67,10 @@ class ZooKeeper {
   virtual sim::Task<ChildrenResult> getChildren(std::string path, Watcher watcher = {}) = 0;
   virtual sim::Task<StatResult> setData(std::string path, std::string data, std::int32_t version = -1) = 0;
   virtual sim::Task<MultiResult> multi(std::vector<Op> ops) = 0;
+  // addWatch (3.6+): a persistent watch on basePath, which need not exist, or a recursive one on
+  // it and every node below; it stays after it fires, and over reconnects of this session.
+  // UNIMPLEMENTED where the client has no addWatch (see ZookeeperFactory::hasPersistentWatchers).
+  virtual sim::Task<Code> addWatch(std::string basePath, Watcher watcher, AddWatchMode mode) = 0;
   // A graceful end: closeSession if connected (the server deletes the session's ephemerals now).
   // Destroying a handle that was not closed is what a process death does: the connection drops and
   // the session lives on at the servers until it expires.
@@ -94,6 +98,9 @@ class ZookeeperFactory {
   virtual ~ZookeeperFactory() = default;
   virtual std::unique_ptr<ZooKeeper> newZooKeeper(sim::Node& owner, std::vector<sim::NodeId> servers, sim::Duration sessionTimeout,
                                                   Watcher watcher, std::uint64_t seed) = 0;
+  // Whether the handles have addWatch (Curator's Compatibility.hasPersistentWatchers: a 3.6+
+  // client library). The live handles on the C client of 3.8 do not.
+  virtual bool hasPersistentWatchers() const = 0;
 };
 
 class SimulatedZooKeeper final : public ZooKeeper {
@@ -111,6 +118,7 @@ class SimulatedZooKeeper final : public ZooKeeper {
   sim::Task<ChildrenResult> getChildren(std::string path, Watcher watcher = {}) override;
   sim::Task<StatResult> setData(std::string path, std::string data, std::int32_t version = -1) override;
   sim::Task<MultiResult> multi(std::vector<Op> ops) override;
+  sim::Task<Code> addWatch(std::string basePath, Watcher watcher, AddWatchMode mode) override;
   sim::Task<void> close() override { return cnxn_->close(); }
   void injectSessionExpiration() override { cnxn_->closeLocally(); }
 
@@ -133,6 +141,7 @@ class SimulatedZookeeperFactory final : public ZookeeperFactory {
                                           std::uint64_t seed) override {
     return std::make_unique<SimulatedZooKeeper>(owner, std::move(servers), sessionTimeout, std::move(watcher), seed);
   }
+  bool hasPersistentWatchers() const override { return true; }
 };
 
 }  // namespace zk

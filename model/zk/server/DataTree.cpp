@@ -351,8 +351,15 @@ void DataTree::removeWatcher(WatcherId watcher) {
   childWatches_.removeWatcher(watcher);
 }
 
+void DataTree::addWatch(const std::string& basePath, WatcherId watcher, AddWatchMode mode) {
+  const WatcherMode watcherMode = mode == AddWatchMode::persistent_recursive ? WatcherMode::persistent_recursive : WatcherMode::persistent;
+  dataWatches_.addWatch(basePath, watcher, watcherMode);
+  childWatches_.addWatch(basePath, watcher, watcherMode);
+}
+
 void DataTree::setWatches(Zxid relativeZxid, const std::vector<std::string>& dataPaths,
                           const std::vector<std::string>& existPaths, const std::vector<std::string>& childPaths,
+                          const std::vector<std::string>& persistentPaths, const std::vector<std::string>& persistentRecursivePaths,
                           WatcherId watcher, std::vector<FiredWatch>* fired) {
   // A catch-up event goes to this connection only and consumes the watch: it is not re-registered.
   auto notify = [&](EventType type, const std::string& path, std::string_view table) {
@@ -385,6 +392,8 @@ void DataTree::setWatches(Zxid relativeZxid, const std::vector<std::string>& dat
       childWatches_.addWatch(path, watcher);
     }
   }
+  for (const std::string& path : persistentPaths) addWatch(path, watcher, AddWatchMode::persistent);
+  for (const std::string& path : persistentRecursivePaths) addWatch(path, watcher, AddWatchMode::persistent_recursive);
 }
 
 // ---- sessions ----

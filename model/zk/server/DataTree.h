@@ -99,10 +99,15 @@ class DataTree {
   // ---- watches ----
   // A connection closed (DataTree.removeCnxn): drop its data and child watches.
   void removeWatcher(WatcherId watcher);
-  // SetWatches after a reconnect (§3.5 of the digest): catch-up events for what changed after
-  // relativeZxid (the client's last seen zxid), re-registration for the rest.
+  // addWatch (3.6+): a persistent or persistent-recursive watch, in both tables, on a path that
+  // need not exist (DataTree.addWatch; FinalRequestProcessor does not look the node up).
+  void addWatch(const std::string& basePath, WatcherId watcher, AddWatchMode mode);
+  // SetWatches(2) after a reconnect (§3.5 of the digest): catch-up events for what changed after
+  // relativeZxid (the client's last seen zxid), re-registration for the rest. Persistent watches
+  // are re-registered with no catch-up event (DataTree.setWatches, 3.8).
   void setWatches(Zxid relativeZxid, const std::vector<std::string>& dataPaths,
                   const std::vector<std::string>& existPaths, const std::vector<std::string>& childPaths,
+                  const std::vector<std::string>& persistentPaths, const std::vector<std::string>& persistentRecursivePaths,
                   WatcherId watcher, std::vector<FiredWatch>* fired);
   std::size_t watchCount() const { return dataWatches_.size() + childWatches_.size(); }
   const WatchManager& dataWatches() const { return dataWatches_; }

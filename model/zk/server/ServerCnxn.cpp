@@ -173,6 +173,11 @@ ClientReply ServerCnxnFactory::serveRead(std::uint64_t id, const ClientRequest& 
       reply.err = tree.getChildren(request.path, watcher, &reply.children, &reply.stat);
       table = "child";
       break;
+    case OpCode::add_watch:
+      // FinalRequestProcessor (3.8): addWatch on any path, existing or not; always OK.
+      tree.addWatch(request.path, id, request.add_watch_mode);
+      traceWatchRegistered(id, request.path, request.add_watch_mode == AddWatchMode::persistent ? "persistent" : "persistent_recursive");
+      break;
     default: ELECTSIM_UNREACHABLE();
   }
   // exists() sets a watch even on a missing node; getData/getChildren only on an existing one.
@@ -198,7 +203,10 @@ sim::Task<bool> ServerCnxnFactory::serveRequest(sim::Socket<ClientPacket>& socke
         for (const std::string& path : request.data_watches) traceWatchRegistered(id, path, "data");
         for (const std::string& path : request.exist_watches) traceWatchRegistered(id, path, "data");
         for (const std::string& path : request.child_watches) traceWatchRegistered(id, path, "child");
-        tree.setWatches(request.relative_zxid, request.data_watches, request.exist_watches, request.child_watches, id, &fired);
+        for (const std::string& path : request.persistent_watches) traceWatchRegistered(id, path, "persistent");
+        for (const std::string& path : request.persistent_recursive_watches) traceWatchRegistered(id, path, "persistent_recursive");
+        tree.setWatches(request.relative_zxid, request.data_watches, request.exist_watches, request.child_watches,
+                        request.persistent_watches, request.persistent_recursive_watches, id, &fired);
         for (const FiredWatch& watch : fired) deliverWatch(watch);
         ClientReply reply;
         reply.xid = set_watches_xid;

@@ -1,61 +1,96 @@
 #include "model/zk/server/WatchManager.h"
 
+#include <algorithm>
+
 #include "sim/assert.h"
 
 namespace zk {
 
-bool WatchManager::addWatch(const std::string& path, WatcherId watcher) {
+bool WatchManager::addWatch(const std::string& path, WatcherId watcher, WatcherMode mode) {
   ELECTSIM_ASSERT(!path.empty());
   const bool added = watchTable_[path].insert(watcher).second;
-  const bool mirrored = watch2Paths_[watcher].insert(path).second;
+  auto& paths = watch2Paths_[watcher];
+  auto [entry, mirrored] = paths.try_emplace(path, mode);
   ELECTSIM_ASSERT(added == mirrored);
-  if (added) watchCount_++;
+  if (added) {
+    watchCount_++;
+  } else {
+    // WatcherModeManager.setWatcherMode: the last mode set wins (ZOOKEEPER-4466).
+    if (is_recursive(entry->second)) recursiveWatchQty_--;
+    entry->second = mode;
+  }
+  if (is_recursive(mode)) recursiveWatchQty_++;
   return added;
 }
 
 void WatchManager::removeWatcher(WatcherId watcher) {
   auto paths = watch2Paths_.find(watcher);
   if (paths == watch2Paths_.end()) return;
-  for (const std::string& path : paths->second) {
+  for (const auto& [path, mode] : paths->second) {
     auto watchers = watchTable_.find(path);
     ELECTSIM_ASSERT(watchers != watchTable_.end());
     const std::size_t erased = watchers->second.erase(watcher);
     ELECTSIM_ASSERT(erased == 1);
     watchCount_--;
+    if (is_recursive(mode)) recursiveWatchQty_--;
     if (watchers->second.empty()) watchTable_.erase(watchers);
   }
   watch2Paths_.erase(paths);
+}
+
+void WatchManager::triggerPath(const std::string& localPath, bool atParent, EventType type, std::set<WatcherId>& watchers) {
+  auto entry = watchTable_.find(localPath);
+  if (entry == watchTable_.end()) return;
+  std::set<WatcherId>& pathWatchers = entry->second;
+  for (auto it = pathWatchers.begin(); it != pathWatchers.end();) {
+    const WatcherId watcher = *it;
+    auto paths = watch2Paths_.find(watcher);
+    ELECTSIM_ASSERT(paths != watch2Paths_.end());
+    auto mode = paths->second.find(localPath);
+    ELECTSIM_ASSERT(mode != paths->second.end());
+    if (is_recursive(mode->second)) {
+      // A recursive watch hears of its own node and of every node below, but not of child lists.
+      if (type != EventType::node_children_changed) watchers.insert(watcher);
+      ++it;
+      continue;
+    }
+    if (atParent) {
+      ++it;
+      continue;
+    }
+    watchers.insert(watcher);
+    // Bug switch zk-watch-not-one-shot: the watch stays registered, so one registration fires
+    // again and again — exactly what the one-shot rule exists to prevent.
+    if (is_persistent(mode->second) || keepAfterTrigger_) {
+      ++it;
+      continue;
+    }
+    // One-shot: the watch leaves both tables before anyone is told.
+    paths->second.erase(mode);
+    if (paths->second.empty()) watch2Paths_.erase(paths);
+    it = pathWatchers.erase(it);
+    ELECTSIM_ASSERT(watchCount_ > 0);
+    watchCount_--;
+  }
+  if (pathWatchers.empty()) watchTable_.erase(entry);
 }
 
 std::set<WatcherId> WatchManager::triggerWatch(const std::string& path, EventType type,
                                                const std::set<WatcherId>* suppress,
                                                std::vector<FiredWatch>* fired) {
   ELECTSIM_ASSERT(type != EventType::none);
-  auto entry = watchTable_.find(path);
-  if (entry == watchTable_.end()) return {};
-  if (keepAfterTrigger_) {
-    // Bug switch zk-watch-not-one-shot: the watchers stay registered, so one registration fires
-    // again and again — exactly what the one-shot rule exists to prevent.
-    FiredWatch again{WatchedEvent{type, KeeperState::sync_connected, path}, {}, {}};
-    for (WatcherId watcher : entry->second) {
-      if (suppress == nullptr || !suppress->contains(watcher)) again.watchers.push_back(watcher);
+  ELECTSIM_ASSERT(!path.empty() && path.front() == '/');
+  std::set<WatcherId> watchers;
+  triggerPath(path, false, type, watchers);
+  if (recursiveWatchQty_ > 0) {
+    // PathParentIterator.forAll: the path, then each parent up to "/".
+    std::string localPath = path;
+    while (localPath != "/") {
+      localPath.resize(std::max<std::size_t>(localPath.rfind('/'), 1));
+      triggerPath(localPath, true, type, watchers);
     }
-    std::set<WatcherId> kept = entry->second;
-    if (fired != nullptr && !again.watchers.empty()) fired->push_back(std::move(again));
-    return kept;
   }
-  // WatchManager.triggerWatch: the whole set leaves the table before anyone is told (one-shot).
-  std::set<WatcherId> watchers = std::move(entry->second);
-  watchTable_.erase(entry);
-  ELECTSIM_ASSERT(!watchers.empty());
-  for (WatcherId watcher : watchers) {
-    auto paths = watch2Paths_.find(watcher);
-    ELECTSIM_ASSERT(paths != watch2Paths_.end());
-    paths->second.erase(path);
-    if (paths->second.empty()) watch2Paths_.erase(paths);
-  }
-  ELECTSIM_ASSERT(watchCount_ >= watchers.size());
-  watchCount_ -= watchers.size();
+  if (watchers.empty()) return watchers;
 
   FiredWatch notification{WatchedEvent{type, KeeperState::sync_connected, path}, {}, {}};
   for (WatcherId watcher : watchers) {
@@ -71,10 +106,20 @@ bool WatchManager::containsWatcher(std::string_view path, WatcherId watcher) con
   return paths != watch2Paths_.end() && paths->second.contains(path);
 }
 
+WatcherMode WatchManager::watcherMode(std::string_view path, WatcherId watcher) const {
+  auto paths = watch2Paths_.find(watcher);
+  if (paths == watch2Paths_.end()) return WatcherMode::standard;
+  auto mode = paths->second.find(path);
+  return mode == paths->second.end() ? WatcherMode::standard : mode->second;
+}
+
 std::vector<std::string> WatchManager::pathsOf(WatcherId watcher) const {
   auto paths = watch2Paths_.find(watcher);
   if (paths == watch2Paths_.end()) return {};
-  return {paths->second.begin(), paths->second.end()};
+  std::vector<std::string> result;
+  result.reserve(paths->second.size());
+  for (const auto& [path, mode] : paths->second) result.push_back(path);
+  return result;
 }
 
 void WatchManager::checkInvariants() const {
@@ -85,12 +130,15 @@ void WatchManager::checkInvariants() const {
     count += watchers.size();
   }
   std::size_t mirrored = 0;
+  std::size_t recursive = 0;
   for (const auto& [watcher, paths] : watch2Paths_) {
     ELECTSIM_ASSERT(!paths.empty());
     mirrored += paths.size();
+    for (const auto& [path, mode] : paths) recursive += is_recursive(mode) ? 1 : 0;
   }
   ELECTSIM_ASSERT(count == watchCount_);
   ELECTSIM_ASSERT(mirrored == watchCount_);
+  ELECTSIM_ASSERT(recursive == recursiveWatchQty_);
 }
 
 }  // namespace zk

@@ -1,12 +1,18 @@
-// The server side of one-shot watches: org.apache.zookeeper.server.watch.WatchManager (3.8).
+// The server side of watches: org.apache.zookeeper.server.watch.WatchManager (3.8).
 //
 // A DataTree keeps two of these, dataWatches and childWatches. The watcher is the server connection
 // (a ServerCnxn in Java), so a connection that registers the same path twice holds one watch, and
 // the client fans a notification out to its own watcher objects.
 //
+// Watch modes (3.6+, WatcherMode): STANDARD watches are one-shot; PERSISTENT ones (addWatch) stay
+// after they fire; PERSISTENT_RECURSIVE ones also fire for every node below their path, except
+// for NodeChildrenChanged. As in 3.8's WatcherModeManager, a connection has ONE mode per path and
+// table, the last one set: a standard watch set on a path the connection watches persistently
+// turns that watch into a one-shot one (ZOOKEEPER-4466, fixed in 3.9). A trigger walks the path's
+// parents only while some recursive watch exists (WatchManager.getPathParentIterator).
+//
 // Determinism: Java keeps HashMap<String, HashSet<Watcher>> and notifies a path's watchers in hash
 // order; electsim keeps ordered containers and notifies them in ascending connection id.
-// Persistent and persistent-recursive watches (3.6+, addWatch) are not modelled.
 #pragma once
 
 #include <cstddef>
@@ -24,6 +30,11 @@ namespace zk {
 // A server connection id: what Java's WatchManager keys its tables by (the ServerCnxn).
 using WatcherId = std::uint64_t;
 
+// org.apache.zookeeper.server.watch.WatcherMode.
+enum class WatcherMode : std::uint8_t { standard, persistent, persistent_recursive };
+constexpr bool is_persistent(WatcherMode mode) { return mode != WatcherMode::standard; }
+constexpr bool is_recursive(WatcherMode mode) { return mode == WatcherMode::persistent_recursive; }
+
 // One event sent to some connections: each of them gets a notification (xid -1) for it.
 struct FiredWatch {
   WatchedEvent event;
@@ -37,33 +48,44 @@ struct FiredWatch {
 
 class WatchManager {
  public:
-  // Registers one watch; false if the connection already watched the path (they collapse).
-  bool addWatch(const std::string& path, WatcherId watcher);
+  // Registers one watch, or sets the mode of the connection's watch on the path (the last mode
+  // wins); false if the connection already watched the path.
+  bool addWatch(const std::string& path, WatcherId watcher, WatcherMode mode = WatcherMode::standard);
   // The connection closed (DataTree.removeCnxn): every watch it held goes.
   void removeWatcher(WatcherId watcher);
-  // One-shot: removes the path's whole watcher set, appends one FiredWatch for the watchers not in
-  // `suppress` (none if all are suppressed), and returns the removed set, so a caller can suppress
-  // a second notification to the same connections (deleteNode's NodeDeleted on the child table).
-  // `fired` may be null: the watches are consumed and nobody hears of it.
+  // Fires the path's watchers and the recursive watchers of its parents (not for
+  // NodeChildrenChanged). Standard watches of the path are used up; persistent ones stay. Appends
+  // one FiredWatch for the watchers not in `suppress` (none if all are suppressed), and returns
+  // every watcher that fired, so a caller can suppress a second notification to the same
+  // connections (deleteNode's NodeDeleted on the child table). `fired` may be null: the
+  // watches are consumed and nobody hears of it.
   std::set<WatcherId> triggerWatch(const std::string& path, EventType type, const std::set<WatcherId>* suppress,
                                    std::vector<FiredWatch>* fired);
 
   bool containsWatcher(std::string_view path, WatcherId watcher) const;
+  // The connection's mode on the path; standard if it does not watch it.
+  WatcherMode watcherMode(std::string_view path, WatcherId watcher) const;
   // Number of (path, connection) pairs.
   std::size_t size() const { return watchCount_; }
+  std::size_t recursiveWatchCount() const { return recursiveWatchQty_; }
   // Every path a connection watches, in order (for tests and the reconnect logic).
   std::vector<std::string> pathsOf(WatcherId watcher) const;
-  // watchTable and watch2Paths describe the same relation; the count matches it.
+  // watchTable and watch2Paths describe the same relation; the counts match it.
   void checkInvariants() const;
 
   // Bug switch zk-watch-not-one-shot (a teaching switch, not a ZooKeeper release).
   void setKeepAfterTrigger(bool keep) { keepAfterTrigger_ = keep; }
 
  private:
+  // Fires and consumes the watches of one path of the walk; `atParent`: a parent of the event's
+  // path, where only recursive watches fire.
+  void triggerPath(const std::string& localPath, bool atParent, EventType type, std::set<WatcherId>& watchers);
+
   bool keepAfterTrigger_ = false;
   std::map<std::string, std::set<WatcherId>, std::less<>> watchTable_;
-  std::map<WatcherId, std::set<std::string, std::less<>>> watch2Paths_;
+  std::map<WatcherId, std::map<std::string, WatcherMode, std::less<>>> watch2Paths_;
   std::size_t watchCount_ = 0;
+  std::size_t recursiveWatchQty_ = 0;  // WatcherModeManager.getRecursiveQty
 };
 
 }  // namespace zk
