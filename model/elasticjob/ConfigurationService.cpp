@@ -15,9 +15,12 @@ sim::Task<JobConfiguration> ConfigurationService::load(bool fromCache) {
   if (!result) {
     throw JobConfigurationException("JobConfiguration was not found. It maybe has been removed or has not been configured correctly.");
   }
-  std::optional<JobConfiguration> config = JobConfiguration::unmarshal(*result);
-  if (!config) throw JobConfigurationException("JobConfiguration of '" + env_.jobName() + "' cannot be read");
-  co_return std::move(*config);
+  if (!lastConfig_ || *result != lastYaml_) {
+    lastConfig_ = JobConfiguration::unmarshal(*result);
+    lastYaml_ = std::move(*result);
+  }
+  if (!lastConfig_) throw JobConfigurationException("JobConfiguration of '" + env_.jobName() + "' cannot be read");
+  co_return *lastConfig_;
 }
 
 sim::Task<JobConfiguration> ConfigurationService::setUpJobConfiguration(std::string jobClassName, JobConfiguration jobConfig) {

@@ -7,6 +7,9 @@
 // shardingTotalCount an instance can use the old count in one place and the new in another.
 #pragma once
 
+#include <optional>
+#include <string>
+
 #include "model/elasticjob/JobConfiguration.h"
 #include "model/elasticjob/JobEnvironment.h"
 
@@ -26,6 +29,11 @@ class ConfigurationService {
 
  private:
   JobEnvironment& env_;
+  // The last text unmarshalled and its result: YamlEngine.unmarshal is a pure function of the text,
+  // which changes only when the configuration does, and the model parses it at every execution as
+  // ElasticJob does (a profile hot spot, so the parse is kept, not repeated).
+  std::string lastYaml_;
+  std::optional<JobConfiguration> lastConfig_;
 };
 
 }  // namespace elasticjob
