@@ -93,10 +93,17 @@ nlohmann::ordered_json zookeeperFinal(Cluster& cluster) {
 // leader the recipe's bound after that. Without ZooKeeper, one sample at last fault + bound.
 void scheduleEventualLeader(Cluster& cluster, RecipeDriver& driver, properties::EventualLeader& eventual, sim::Instant end) {
   sim::Simulation& sim = cluster.sim();
-  auto sample_recipe_at = [&cluster, &driver, &eventual, &sim, end](sim::Instant serving, std::string since) {
-    sim::Instant sample_at = serving + eventual.bound();
+  // What a cut held goes at its sender's next retransmission, up to a backoff after the heal
+  // (docs/engine.md, Network), which the heal queued by the last fault. ZooKeeper's stage waits for
+  // all of it; a recipe on sessions, for what a client and a server exchange (a request that arrives
+  // then still touches its session), not for the servers' own (a rejoining follower's votes). The
+  // ZooKeeper recipe's leader is the ensemble's own, sampled as soon as stage one sees it (bound 0).
+  auto held = std::make_shared<sim::Duration>(sim::Duration::zero());
+  auto sample_recipe_at = [&cluster, &driver, &eventual, &sim, end, held](sim::Instant serving, std::string since) {
+    sim::Duration bound = eventual.bound() > sim::Duration::zero() ? eventual.bound() + *held : eventual.bound();
+    sim::Instant sample_at = serving + bound;
     if (sample_at > end) return;
-    sim.schedule_callback(sample_at, sim::no_node, [&cluster, &driver, &eventual, since, bound = eventual.bound()] {
+    sim.schedule_callback(sample_at, sim::no_node, [&cluster, &driver, &eventual, since, bound] {
       if (!driver.hasCandidates(cluster)) {
         eventual.sampleWithoutCandidates();
         return;
@@ -107,7 +114,7 @@ void scheduleEventualLeader(Cluster& cluster, RecipeDriver& driver, properties::
   };
   sim::Instant last_fault = cluster.lastFault();
   if (!cluster.hasZooKeeper()) {
-    sample_recipe_at(last_fault, "the last fault");
+    sample_recipe_at(last_fault, "the last fault");  // es-zen: its own bound (EsConfig) covers it
     return;
   }
   // The deadline is fixed at the last fault, from how long each server has been LOOKING then.
@@ -115,11 +122,20 @@ void scheduleEventualLeader(Cluster& cluster, RecipeDriver& driver, properties::
   auto zookeeper_bound = std::make_shared<sim::Duration>();
   // Self-rescheduling poll; the shared_ptr keeps the callable alive between polls.
   auto poll = std::make_shared<std::function<void()>>();
-  *poll = [&cluster, &eventual, &sim, last_fault, zookeeper_bound, poll_weak = std::weak_ptr<std::function<void()>>(poll), deadline, end, sample_recipe_at] {
+  *poll = [&cluster, &eventual, &sim, last_fault, zookeeper_bound, poll_weak = std::weak_ptr<std::function<void()>>(poll), deadline, end,
+           held, sample_recipe_at] {
     if (sim.now() == last_fault && *deadline == sim::Instant{}) {
       zk::QuorumPeerConfig defaults;
+      const std::vector<sim::NodeId>& servers = cluster.zookeeperServers();
+      auto server = [&servers](sim::NodeId node) { return std::find(servers.begin(), servers.end(), node) != servers.end(); };
+      sim::Duration held_any = sim::Duration::zero();
+      for (const sim::Network::QueuedRetransmission& queued : sim.network().queued_retransmissions()) {
+        held_any = std::max(held_any, queued.at - sim.now());
+        if (!server(queued.from) || !server(queued.to)) *held = std::max(*held, queued.at - sim.now());
+      }
       *zookeeper_bound = zookeeper_leader_bound(cluster.scenario(), eventual.lookingBackoffBound(sim.now(), defaults.finalize_wait,
-                                                                                                 defaults.max_notification_interval));
+                                                                                                 defaults.max_notification_interval)) +
+                         held_any;
       *deadline = last_fault + *zookeeper_bound;
     }
     if (cluster.zookeeperLeader()) {

@@ -66,6 +66,17 @@ Measures run_live_recipe_check(const std::string& name, const Installation& inst
 bool is_pause_check(const std::string& name);
 Measures run_model_pause_check(const std::string& name, const ConformanceConfig& config);
 Measures run_live_pause_check(const std::string& name, const ConformanceConfig& config, const Installation& installation);
+// The heal check (model_heal_check.cpp, live_heal_check.cpp): follower sid 1 cut off from both
+// other servers, then healed.
+Measures run_model_heal_check(const std::string& name, const ConformanceConfig& config);
+Measures run_live_heal_check(const std::string& name, const ConformanceConfig& config, const Installation& installation);
+// heal-rejoin heals this long after the isolated follower was first seen LOOKING. It started looking
+// with notifications to both peers, sent into the cut: its kernel retransmits them 0.2, 0.6, 1.4,
+// 3.0 and 6.2 s later (RTO from TCP_RTO_MIN, doubling: sim/retransmission.h), so the first
+// retransmission after a heal 5 s in comes 1.2 s after it, clear of the poll's 50-150 ms and of
+// the heal itself (where the model delivered held messages before it had the timer).
+inline constexpr int heal_isolated_sid = 1;
+inline constexpr int heal_after_looking_ms = 5'000;
 // The gaps of the five-staggered check, in ms (REAL-ZOOKEEPER.md: 1 s, 0.5 s, 0.25 s all give sid 3).
 inline constexpr int five_server_gaps_ms[] = {1000, 500, 250};
 // How long leader-pause stops the leader: 12 s, as scenarios/zk-leader-paused.yaml, not

@@ -1,9 +1,11 @@
 // eventual-leader (liveness): after the last fault heals, a leader exists within a bound derived
 // from the timeouts. For recipes on ZooKeeper the bound has two stages: the ensemble has an
 // established leader within zookeeper_leader_bound of the last fault, then the recipe has its
-// leader within the recipe's own bound of that moment. The harness samples the recipe's ground
-// truth ("is there exactly one leader now?") once, at the end of the bound; a run that ends before,
-// or with faults not healed, cannot judge it.
+// leader within the recipe's own bound of that moment. Both stages also wait for the data the
+// faults left held in cut connections, until its retransmission (Network::queued_retransmissions):
+// the first for all of it, the second for what clients and servers exchange. The harness samples
+// the recipe's ground truth ("is there exactly one leader now?") once, at the end of the bound; a
+// run that ends before, or with faults not healed, cannot judge it.
 #pragma once
 
 #include <functional>

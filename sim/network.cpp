@@ -4,7 +4,11 @@
 
 namespace sim {
 
-Network::Network(Simulation& sim) : sim_(sim), delivery_kind_(sim.register_handler(this)) {}
+Network::Network(Simulation& sim)
+    : sim_(sim),
+      retransmission_events_(*this),
+      delivery_kind_(sim.register_handler(this)),
+      retransmission_kind_(sim.register_handler(&retransmission_events_)) {}
 
 Network::~Network() {
   // Sockets still alive at teardown must not reach back into freed connections.
@@ -90,22 +94,103 @@ void Network::trace_links() {
 
 void Network::stall(detail::ConnectionBase& connection, int direction) {
   detail::Direction& way = connection.directions[static_cast<std::size_t>(direction)];
-  way.held++;
-  if (!way.stalled) {
-    way.stalled = true;
-    stalled_.emplace_back(connection.index, direction);
+  ELECTSIM_ASSERT(!way.stalled);
+  ELECTSIM_ASSERT(way.held == 0);
+  if (connection.in_flight(direction) == 0) return;  // a reset discarded it: nothing to hold
+  // The front item is the oldest unacknowledged one (everything before it was delivered): the
+  // sender's timer has run since it was sent, and every retransmission so far went into the cut.
+  way.retransmission.arm(connection.front_sent(direction));
+  way.stalled = true;
+  way.held = 1;
+  stalled_.emplace_back(connection.index, direction);
+}
+
+void Network::give_up_orphan(detail::ConnectionBase& connection, int direction) {
+  // The sender's kernel dropped the connection its application had closed (tcp_orphan_retries):
+  // what it held is gone, and it has no socket for the peer's next segment, which gets a reset.
+  detail::Direction& way = connection.directions[static_cast<std::size_t>(direction)];
+  detail::Endpoint& sender = connection.ends[static_cast<std::size_t>(direction)];
+  ELECTSIM_ASSERT(way.stalled);
+  ELECTSIM_ASSERT(!sender.open);
+  discard(connection, direction, "its closed sender's kernel gave up retransmitting");
+  sender.dead = true;
+}
+
+void Network::discard(detail::ConnectionBase& connection, int direction, std::string_view reason) {
+  while (connection.in_flight(direction) > 0) {
+    if (describer_ != nullptr) [[unlikely]] trace_take(connection, direction, "net.drop", reason);
+    connection.drop_front(direction);
   }
+  // Deliveries still queued find nothing; a retransmission still queued finds the way unstalled.
+  detail::Direction& way = connection.directions[static_cast<std::size_t>(direction)];
+  way.held = 0;
+  way.stalled = false;
+}
+
+bool Network::way_open(const detail::ConnectionBase& connection, int direction) const {
+  const detail::Endpoint& sender = connection.ends[static_cast<std::size_t>(direction)];
+  const detail::Endpoint& receiver = connection.ends[static_cast<std::size_t>(1 - direction)];
+  // A sender whose machine lost power retransmits nothing: its kernel's send queue is gone.
+  if (sender.dead) return false;
+  bool dark = receiver.dead && !sim_.node(receiver.node).machine_on();
+  return reachable(sender.node, receiver.node) && !dark;
+}
+
+void Network::queue_retransmission(detail::ConnectionBase& connection, int direction) {
+  detail::Direction& way = connection.directions[static_cast<std::size_t>(direction)];
+  ELECTSIM_ASSERT(way.stalled);
+  ELECTSIM_ASSERT(!way.retransmission_queued);
+  Instant at = way.retransmission.advance_to(sim_.now());
+  way.retransmission_queued = true;
+  sim_.schedule_handler(at, retransmission_kind_, connection.index * 2 + static_cast<std::uint32_t>(direction), connection.generation);
+}
+
+void Network::retransmit(std::uint32_t target, std::uint32_t generation) {
+  detail::ConnectionBase* connection = this->connection(target / 2, generation);
+  if (connection == nullptr) return;  // both ends closed since: nothing is sent again
+  int direction = static_cast<int>(target % 2);
+  detail::Direction& way = connection->directions[static_cast<std::size_t>(direction)];
+  ELECTSIM_ASSERT(way.retransmission_queued);
+  way.retransmission_queued = false;
+  if (!way.stalled) return;  // a reset discarded what was held (its sender's machine had lost power)
+  // Cut again (or the sender's machine off) before the timer fired: this retransmission is lost as
+  // well; the timer keeps doubling, and the next heal queues the next one.
+  if (!way_open(*connection, direction)) return;
+  if (way.retransmission.next() != sim_.now()) {
+    // Held again after a reset since this was queued: its timer was re-armed.
+    queue_retransmission(*connection, direction);
+    return;
+  }
+  detail::Endpoint& sender = connection->ends[static_cast<std::size_t>(direction)];
+  if (!sender.open && way.retransmission.orphan_given_up(sim_.now())) {
+    give_up_orphan(*connection, direction);
+    return;
+  }
+  // The retransmission gets through: the receiver acknowledges it and the sender's window opens
+  // again, so everything held goes, in order, each with its latency from now.
+  stats_.retransmissions++;
+  std::uint32_t held = way.held;
+  way.held = 0;
+  way.stalled = false;
+  for (std::uint32_t i = 0; i < held; i++) schedule_delivery(*connection, direction);
 }
 
 void Network::handle_event(std::uint32_t target, std::uint32_t generation) {
   detail::ConnectionBase* connection = this->connection(target / 2, generation);
   if (connection == nullptr) return;  // both ends closed since: nobody is listening
   int direction = static_cast<int>(target % 2);
+  detail::Direction& way = connection->directions[static_cast<std::size_t>(direction)];
   detail::Endpoint& sender = connection->ends[static_cast<std::size_t>(direction)];
   detail::Endpoint& receiver = connection->ends[static_cast<std::size_t>(1 - direction)];
 
+  if (way.stalled) {
+    // Behind held data, also once the link has healed: the stream is FIFO, and a sender whose
+    // timer fired into the cut has a congestion window of one segment until it is acknowledged.
+    way.held++;
+    return;
+  }
   if (!reachable(sender.node, receiver.node)) {
-    stall(*connection, direction);  // retransmitted once the link heals, if still wanted
+    stall(*connection, direction);  // sent again by the retransmission timer, if still wanted
     return;
   }
   if (receiver.dead) {
@@ -131,26 +216,34 @@ void Network::handle_event(std::uint32_t target, std::uint32_t generation) {
 }
 
 void Network::resume_stalled() {
+  // In (index, direction) order, so retransmissions due at one instant are queued in a fixed order.
+  // An entry may be stale (delivered since, its index reused) or twice there (stalled again).
   std::sort(stalled_.begin(), stalled_.end());
-  std::vector<std::pair<std::uint32_t, int>> still_stalled;
+  stalled_.erase(std::unique(stalled_.begin(), stalled_.end()), stalled_.end());
+  std::size_t kept = 0;
   for (auto [index, direction] : stalled_) {
     detail::ConnectionBase* connection = index < connections_.size() ? connections_[index].get() : nullptr;
     if (connection == nullptr) continue;
     detail::Direction& way = connection->directions[static_cast<std::size_t>(direction)];
     if (!way.stalled) continue;
-    const detail::Endpoint& sender = connection->ends[static_cast<std::size_t>(direction)];
-    const detail::Endpoint& receiver = connection->ends[static_cast<std::size_t>(1 - direction)];
-    bool dark = receiver.dead && !sim_.node(receiver.node).machine_on();
-    if (!reachable(sender.node, receiver.node) || dark) {
-      still_stalled.emplace_back(index, direction);
-      continue;
-    }
-    std::uint32_t held = way.held;
-    way.held = 0;
-    way.stalled = false;
-    for (std::uint32_t i = 0; i < held; i++) schedule_delivery(*connection, direction);
+    stalled_[kept++] = {index, direction};
+    // Open again: the held data goes at the sender's next retransmission, not now.
+    if (!way.retransmission_queued && way_open(*connection, direction)) queue_retransmission(*connection, direction);
   }
-  stalled_ = std::move(still_stalled);
+  stalled_.resize(kept);
+}
+
+std::vector<Network::QueuedRetransmission> Network::queued_retransmissions() const {
+  std::vector<QueuedRetransmission> queued;
+  for (auto [index, direction] : stalled_) {
+    const detail::ConnectionBase* connection = index < connections_.size() ? connections_[index].get() : nullptr;
+    if (connection == nullptr) continue;
+    const detail::Direction& way = connection->directions[static_cast<std::size_t>(direction)];
+    if (!way.stalled || !way.retransmission_queued) continue;
+    queued.push_back({connection->ends[static_cast<std::size_t>(direction)].node, connection->ends[static_cast<std::size_t>(1 - direction)].node,
+                      way.retransmission.next()});
+  }
+  return queued;
 }
 
 void Network::close_endpoint(detail::ConnectionBase& connection, int side) {
@@ -165,7 +258,7 @@ void Network::close_endpoint(detail::ConnectionBase& connection, int side) {
     end.dead = true;  // power loss: no FIN, peers hear nothing
   } else {
     if (describer_ != nullptr) [[unlikely]] trace_push(connection, side, MessageDescription{"tcp", "FIN (connection closed)", false});
-    connection.push_close(side);
+    connection.push_close(side, sim_.now());
     schedule_delivery(connection, side);
   }
   release_if_finished(connection);
@@ -174,15 +267,15 @@ void Network::close_endpoint(detail::ConnectionBase& connection, int side) {
 void Network::reset_connection(detail::ConnectionBase& connection, int dead_side) {
   // Everything travelling towards the dead side is discarded; the live side reads "closed".
   int towards_dead = 1 - dead_side;
-  while (connection.in_flight(towards_dead) > 0) {
-    if (describer_ != nullptr) [[unlikely]] trace_take(connection, towards_dead, "net.drop", "reset by the restarted machine");
-    connection.drop_front(towards_dead);
-  }
-  connection.directions[static_cast<std::size_t>(towards_dead)].held = 0;
+  // The delivery that found the new kernel came through: this way was not stalled.
+  ELECTSIM_ASSERT(!connection.directions[static_cast<std::size_t>(towards_dead)].stalled);
+  discard(connection, towards_dead, "reset by the restarted machine");
+  // What the old kernel held for a retransmission died with it; the reset must not queue behind it.
+  if (connection.directions[static_cast<std::size_t>(dead_side)].stalled) discard(connection, dead_side, "its sender's machine lost power");
   connection.ends[static_cast<std::size_t>(dead_side)].dead = false;
   connection.ends[static_cast<std::size_t>(dead_side)].open = false;
   if (describer_ != nullptr) [[unlikely]] trace_push(connection, dead_side, MessageDescription{"tcp", "RST (connection reset)", false});
-  connection.push_close(dead_side);
+  connection.push_close(dead_side, sim_.now());
   schedule_delivery(connection, dead_side);
 }
 

@@ -4,13 +4,16 @@
 //    random stream (seeded by the two endpoints' names and the pair's connection count), so a fault
 //    elsewhere never shifts these draws.
 //  - A message whose link is cut is not delivered: the endpoints are never told, they find out by
-//    their own timeouts. As with TCP's retransmissions, an open connection delivers what it held, in
-//    order, once the link heals (if neither end has given up and closed it by then).
+//    their own timeouts. As TCP retransmits, an open connection delivers what it held, in order,
+//    after the link heals (if neither end has given up and closed it by then): at the sender's
+//    first retransmission at or after the heal, whose timeout doubled from 200 ms while the link
+//    was cut (sim/retransmission.h). Later sends queue behind the held ones.
 //  - A process crash closes its sockets the way the operating system does: the peer reads "closed"
 //    one latency later. A power-off closes nothing: the peer hears silence, and if it sends after the
 //    machine comes back, the new kernel answers with a reset.
 //  - connect() is a handshake: silence (cut link, machine off) times out; a machine whose process is
 //    not listening refuses after a round trip.
+// A connection's internals (endpoints, directions, in-flight items) are in sim/connection.h.
 #pragma once
 
 #include <array>
@@ -22,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/connection.h"
 #include "sim/inbox.h"
 #include "sim/message_trace.h"
 #include "sim/node.h"
@@ -39,131 +43,15 @@ class Socket;
 template <class M>
 class Listener;
 
-// What a receive gives back.
-template <class M>
-struct Received {
-  enum class Status : std::uint8_t { message, closed, timed_out };
-  Status status = Status::closed;
-  std::optional<M> message;
-
-  explicit operator bool() const { return status == Status::message; }
-  bool closed() const { return status == Status::closed; }
-  bool timed_out() const { return status == Status::timed_out; }
-  M& operator*() { return *message; }
-  M* operator->() { return &*message; }
-};
-
 struct NetworkStats {
   std::uint64_t messages_sent = 0;
   std::uint64_t messages_delivered = 0;
   std::uint64_t messages_dropped = 0;  // arrived at a closed endpoint
   std::uint64_t connections_opened = 0;
+  std::uint64_t retransmissions = 0;   // of held messages, once their way reopened
 };
 
 namespace detail {
-
-struct Endpoint {
-  NodeId node = no_node;
-  bool open = false;        // the application still holds it
-  bool dead = false;        // its machine lost power: silent, answers nothing
-  bool peer_closed = false; // the peer's FIN (or RST) has arrived
-  WaitList receivers;
-  void* inbox = nullptr;    // an Inbox<M> this endpoint is attached to
-};
-
-struct Direction {
-  Instant last_delivery = epoch;
-  std::uint32_t held = 0;  // deliveries that came due while the link was cut
-  bool stalled = false;
-  // The message trace's FIFO counters (only counted while it is on): the n-th item pushed this way
-  // is the n-th taken off, so a reader pairs a send with its delivery or drop by (connection, seq).
-  std::uint32_t traced_pushed = 0;
-  std::uint32_t traced_taken = 0;
-};
-
-class ConnectionBase {
- public:
-  ConnectionBase(std::uint32_t index, std::uint32_t generation, NodeId client, NodeId server, std::uint64_t seed)
-      : index(index), generation(generation), rng(seed) {
-    ends[0].node = client;
-    ends[1].node = server;
-    ends[0].open = ends[1].open = true;
-  }
-  virtual ~ConnectionBase() = default;
-  enum class Delivered : std::uint8_t { nothing, message, close };
-  // Moves the front in-flight item (if any: a reset may have discarded it) to the receiving endpoint.
-  virtual Delivered deliver_front(int direction) = 0;
-  virtual void drop_front(int direction) = 0;
-  virtual std::size_t in_flight(int direction) const = 0;
-  virtual void push_close(int direction) = 0;  // a FIN or RST travelling this way
-
-  std::uint32_t index;
-  std::uint32_t generation;
-  std::array<Endpoint, 2> ends;
-  std::array<Direction, 2> directions;
-  SmallRng rng;
-};
-
-template <class M>
-class Connection final : public ConnectionBase {
- public:
-  // In-flight storage is made when the connection opens, so sending allocates nothing.
-  static constexpr std::size_t in_flight_reserved = 4;
-
-  Connection(std::uint32_t index, std::uint32_t generation, NodeId client, NodeId server, std::uint64_t seed)
-      : ConnectionBase(index, generation, client, server, seed) {
-    in_flight_[0].reserve(in_flight_reserved);
-    in_flight_[1].reserve(in_flight_reserved);
-  }
-
-  Delivered deliver_front(int direction) override {
-    auto& in_flight = in_flight_[direction];
-    if (in_flight.empty()) return Delivered::nothing;
-    Endpoint& receiver = ends[1 - direction];
-    std::optional<M>& item = in_flight.front();
-    if (!item) {
-      in_flight.drop_front();
-      receiver.peer_closed = true;
-      if (receiver.inbox != nullptr) {
-        static_cast<Inbox<M>*>(receiver.inbox)->deliver(Envelope<M>{index, ends[direction].node, std::nullopt}, true);
-      } else {
-        receiver.receivers.wake_all();  // blocked reads see the close
-      }
-      return Delivered::close;
-    }
-    if (receiver.inbox != nullptr) {
-      M message = std::move(*item);
-      in_flight.drop_front();
-      static_cast<Inbox<M>*>(receiver.inbox)->deliver_message_from_handler(index, ends[direction].node, std::move(message));
-      return Delivered::message;  // `this` may be gone: the reader ran
-    }
-    // Hand the message straight to a blocked reader, else buffer it (the kernel's receive buffer).
-    // Either way it moves once, from the in-flight slot to where it is read.
-    while (WaitEntry* entry = receiver.receivers.front()) {
-      entry->unlink();
-      if (entry->group->fired()) continue;
-      auto* slot = static_cast<Received<M>*>(entry->slot);
-      slot->status = Received<M>::Status::message;
-      slot->message.emplace(std::move(*item));
-      in_flight.drop_front();
-      entry->group->wake_from_handler(entry->index);  // `this` may be gone after it returns
-      return Delivered::message;
-    }
-    received_[1 - direction].push_back(std::move(*item));
-    in_flight.drop_front();
-    return Delivered::message;
-  }
-  void drop_front(int direction) override { in_flight_[direction].drop_front(); }
-  std::size_t in_flight(int direction) const override { return in_flight_[direction].size(); }
-  void push_close(int direction) override { in_flight_[direction].push_back(std::nullopt); }
-
-  void push(int direction, M&& message) { in_flight_[direction].emplace_back(std::move(message)); }
-  Ring<M>& received(int side) { return received_[side]; }
-
- private:
-  std::array<Ring<std::optional<M>>, 2> in_flight_;
-  std::array<Ring<M>, 2> received_;
-};
 
 class ListenerBase {
  public:
@@ -205,6 +93,16 @@ class Network final : public EventHandler {
   void drop(NodeId from, NodeId to);
   void heal_all();
 
+  // The ways whose held data waits for a retransmission already queued (the way reopened), and its
+  // instant: what a cut held there is delivered then, plus a latency. Liveness bounds after a heal
+  // wait for them (harness/runner.cpp).
+  struct QueuedRetransmission {
+    NodeId from = no_node;
+    NodeId to = no_node;
+    Instant at;
+  };
+  std::vector<QueuedRetransmission> queued_retransmissions() const;
+
   // ---- the message trace (opt-in; set before the run starts) ----
   // Every message sent, delivered or dropped, each FIN and RST, and every change of reachability
   // become observations (Trace::observe: seen by sinks, not hashed): net.send, net.deliver,
@@ -243,8 +141,21 @@ class Network final : public EventHandler {
  private:
   struct ConnectAttempt;
 
+  // The retransmission timers' firings, a second kind of event (target and generation as a
+  // delivery's): Network::retransmit.
+  struct RetransmissionEvents final : EventHandler {
+    explicit RetransmissionEvents(Network& network) : network(network) {}
+    void handle_event(std::uint32_t target, std::uint32_t generation) override { network.retransmit(target, generation); }
+    Network& network;
+  };
+
   void schedule_delivery(detail::ConnectionBase& connection, int direction);
   void stall(detail::ConnectionBase& connection, int direction);
+  bool way_open(const detail::ConnectionBase& connection, int direction) const;
+  void queue_retransmission(detail::ConnectionBase& connection, int direction);
+  void give_up_orphan(detail::ConnectionBase& connection, int direction);
+  void discard(detail::ConnectionBase& connection, int direction, std::string_view reason);
+  void retransmit(std::uint32_t target, std::uint32_t generation);
   void release_if_finished(detail::ConnectionBase& connection);
   void resume_stalled();
   void reset_connection(detail::ConnectionBase& connection, int dead_side);
@@ -257,7 +168,9 @@ class Network final : public EventHandler {
   void trace_links();
 
   Simulation& sim_;
+  RetransmissionEvents retransmission_events_;
   std::uint8_t delivery_kind_;
+  std::uint8_t retransmission_kind_;
   Duration latency_min_ = 1ms;
   Duration latency_max_ = 1ms;
   Reachability reachability_;
@@ -499,7 +412,7 @@ template <class M>
 void Network::send(detail::Connection<M>& connection, int side, M&& message) {
   stats_.messages_sent++;
   if (describer_ != nullptr) [[unlikely]] trace_push(connection, side, describer_(sim_, detail::message_type_tag<M>(), &message));
-  connection.push(side, std::move(message));
+  connection.push(side, sim_.now(), std::move(message));
   schedule_delivery(connection, side);
 }
 

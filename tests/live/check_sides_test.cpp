@@ -93,6 +93,16 @@ TEST(ModelChecks, ALongFollowerPauseExpiresItsClientAndTheLeaderStays) {
   EXPECT_TRUE(measures.milliseconds.contains("pause to /f deleted"));
 }
 
+TEST(ModelChecks, AHealedFollowerRejoinsAtItsNextRetransmissionNotAtTheHeal) {
+  live::Measures measures = live::run_model_heal_check("heal-rejoin", live::ConformanceConfig{});
+  EXPECT_EQ(measures.words["leader throughout"], "3");
+  EXPECT_EQ(measures.words["isolated afterwards"], "FOLLOWING");
+  // Retransmissions 0.2, 0.6, 1.4, 3.0 and 6.2 s after it started looking; the heal 5 s (and up to
+  // a poll of 50 ms) after that.
+  EXPECT_GE(measures.milliseconds["heal to following"], 1150);
+  EXPECT_LE(measures.milliseconds["heal to following"], 1300);
+}
+
 }  // namespace
 
 #endif

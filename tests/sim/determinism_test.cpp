@@ -12,7 +12,7 @@ using namespace sim;
 using test::ScriptNode;
 
 // A random engine workload: nodes gossip over connections with random latencies, sleep random
-// times, and the harness throws crashes, restarts, pauses and partitions at them. Everything is
+// times, and the harness throws crashes, power-offs, restarts, pauses and partitions at them. Everything is
 // derived from the seed; the trace hash summarises the run.
 struct Workload {
   std::uint32_t nodes;
@@ -63,8 +63,9 @@ std::uint64_t run_workload(std::uint64_t seed, const Workload& workload) {
     ScriptNode* node = nodes[static_cast<std::size_t>(index) % nodes.size()];
     auto kind = fault_kind;  // clang 14 cannot capture a structured binding
     sim.schedule_callback(epoch + Duration(std::chrono::milliseconds(at_ms)), no_node, [&sim, node, kind] {
-      switch (kind % 6) {
+      switch (kind % 7) {
         case 0: if (node->up()) node->crash(); break;
+        case 6: if (node->up()) node->power_off(); break;
         case 1: if (!node->up()) node->start(); break;
         case 2: node->pause(); break;
         case 3: node->resume(); break;
@@ -108,7 +109,7 @@ RC_GTEST_PROP(Determinism, AnyRandomWorkloadReplaysIdentically, ()) {
   Workload workload;
   workload.nodes = *rc::gen::inRange<std::uint32_t>(2, 7);
   workload.faults = *rc::gen::container<std::vector<std::tuple<int, int, int>>>(
-      rc::gen::tuple(rc::gen::inRange(0, 19'000), rc::gen::inRange(0, 6), rc::gen::inRange(0, 7)));
+      rc::gen::tuple(rc::gen::inRange(0, 19'000), rc::gen::inRange(0, 7), rc::gen::inRange(0, 7)));
   auto seed = *rc::gen::arbitrary<std::uint64_t>();
   RC_ASSERT(run_workload(seed, workload) == run_workload(seed, workload));
 }

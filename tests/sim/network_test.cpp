@@ -201,6 +201,274 @@ TEST(Network, PausedReceiversGetTheirMessagesAfterResume) {
   EXPECT_EQ(setup.server.log[0].first, epoch + 5s);
 }
 
+// ---- TCP's retransmission timer: when held data goes after a heal ----
+
+TEST(RetransmissionTimer, DoublesFromTheMinimumAndIsCappedAtTheMaximum) {
+  RetransmissionTimer timer;
+  timer.arm(epoch + 1ms);
+  EXPECT_EQ(timer.next(), epoch + 201ms);
+  EXPECT_EQ(timer.advance_to(epoch + 201ms), epoch + 201ms);  // at the heal itself: that one
+  EXPECT_EQ(timer.advance_to(epoch + 202ms), epoch + 601ms);  // 200, 600, 1400 ms after the send
+  EXPECT_EQ(timer.advance_to(epoch + 1s), epoch + 1401ms);
+  EXPECT_EQ(timer.rto(), 800ms);
+  // 0.2, 0.4, ... 102.4 s, then 120 s each: 204.6 s after the send, then 29 more to pass an hour.
+  EXPECT_EQ(timer.advance_to(epoch + 1ms + 1h), epoch + 1ms + 204600ms + 29 * 120s);
+  EXPECT_EQ(timer.rto(), tcp_rto_max);
+}
+
+std::vector<std::string> timed_entries(const ScriptNode& node) {
+  std::vector<std::string> out;
+  for (const auto& [time, what] : node.log) out.push_back(what + " at " + format_instant(time));
+  return out;
+}
+
+TEST(Retransmission, HeldDataGoesAtTheFirstRetransmissionAfterTheHealNotAtTheHeal) {
+  TwoNodes setup(1ms, 1ms, [](ScriptNode& self) -> Task<void> {
+    Network& network = self.sim().network();
+    auto socket = co_await network.connect<int>(0, port, 1s);
+    co_await self.sim().sleep_until(epoch + 1s);
+    network.partition({{0}, {1}});
+    co_await self.sim().sleep_until(epoch + 1001ms);
+    socket->send(1);
+    co_await self.sim().sleep_until(epoch + 2s);
+    network.heal_all();  // the timer fired into the cut at 1.201, 1.601 and 2.401 s
+    socket->send(2);     // queued behind 1
+    co_await self.sim().sleep_until(epoch + 3s);
+    socket->send(3);     // nothing held any more: at once
+    co_await self.sim().sleep(1h);
+  });
+  setup.sim.run_until(epoch + 10s);
+  EXPECT_EQ(timed_entries(setup.server), (std::vector<std::string>{"1 at 2.402s", "2 at 2.402s", "3 at 3.001s"}));
+  EXPECT_EQ(setup.sim.network().stats().retransmissions, 1u);
+}
+
+TEST(Retransmission, AShortCutDelaysToTheFirstRetransmission) {
+  TwoNodes setup(1ms, 1ms, [](ScriptNode& self) -> Task<void> {
+    Network& network = self.sim().network();
+    auto socket = co_await network.connect<int>(0, port, 1s);
+    co_await self.sim().sleep_until(epoch + 1s);
+    network.partition({{0}, {1}});
+    co_await self.sim().sleep_until(epoch + 1001ms);
+    socket->send(1);
+    co_await self.sim().sleep_until(epoch + 1100ms);
+    network.heal_all();
+    co_await self.sim().sleep(1h);
+  });
+  setup.sim.run_until(epoch + 10s);
+  EXPECT_EQ(timed_entries(setup.server), (std::vector<std::string>{"1 at 1.202s"}));
+}
+
+TEST(Retransmission, ACutThatHealsWithNothingHeldDelaysNothing) {
+  TwoNodes setup(1ms, 1ms, [](ScriptNode& self) -> Task<void> {
+    Network& network = self.sim().network();
+    auto socket = co_await network.connect<int>(0, port, 1s);
+    co_await self.sim().sleep_until(epoch + 1s);
+    network.partition({{0}, {1}});
+    co_await self.sim().sleep_until(epoch + 5s);
+    network.heal_all();
+    socket->send(1);
+    co_await self.sim().sleep(1h);
+  });
+  setup.sim.run_until(epoch + 10s);
+  EXPECT_EQ(timed_entries(setup.server), (std::vector<std::string>{"1 at 5.001s"}));
+}
+
+TEST(Retransmission, ARetransmissionIntoANewCutIsLostAndTheTimerKeepsDoubling) {
+  TwoNodes setup(1ms, 1ms, [](ScriptNode& self) -> Task<void> {
+    Network& network = self.sim().network();
+    auto socket = co_await network.connect<int>(0, port, 1s);
+    co_await self.sim().sleep_until(epoch + 1s);
+    network.partition({{0}, {1}});
+    co_await self.sim().sleep_until(epoch + 1001ms);
+    socket->send(1);
+    co_await self.sim().sleep_until(epoch + 2s);
+    network.heal_all();  // the next retransmission is due at 2.401 s...
+    co_await self.sim().sleep_until(epoch + 2200ms);
+    network.partition({{0}, {1}});  // ...and goes into this cut
+    co_await self.sim().sleep_until(epoch + 3500ms);
+    network.heal_all();  // the one after is 1.6 s later: 4.001 s
+    co_await self.sim().sleep(1h);
+  });
+  setup.sim.run_until(epoch + 10s);
+  EXPECT_EQ(timed_entries(setup.server), (std::vector<std::string>{"1 at 4.002s"}));
+}
+
+TEST(Retransmission, NothingIsDeliveredOnAConnectionBothEndsClosedDuringTheCut) {
+  Simulation sim(3);
+  sim.network().set_latency(1ms, 1ms);
+  auto& server = sim.add_node<ScriptNode>("server", [](ScriptNode& self) -> Task<void> {
+    Listener<int> listener = self.sim().network().listen<int>(self.id(), port);
+    {
+      Socket<int> socket = co_await listener.accept();
+      Received<int> received = co_await socket.receive(2s);
+      self.record(received.timed_out() ? "timed out" : "unexpected");
+    }  // closed: its FIN is held too
+    co_await self.sim().sleep(1h);
+  });
+  auto& client = sim.add_node<ScriptNode>("client", [](ScriptNode& self) -> Task<void> {
+    Network& network = self.sim().network();
+    {
+      auto socket = co_await network.connect<int>(0, port, 1s);
+      co_await self.sim().sleep_until(epoch + 1s);
+      network.partition({{0}, {1}});
+      socket->send(1);
+      co_await self.sim().sleep_until(epoch + 1500ms);
+    }  // closed: both ends are, so the connection is gone
+    co_await self.sim().sleep_until(epoch + 5s);
+    network.heal_all();
+    co_await self.sim().sleep(1h);
+  });
+  server.start();
+  client.start();
+  sim.run_until(epoch + 30s);
+  EXPECT_EQ(server.entries(), (std::vector<std::string>{"timed out"}));
+  EXPECT_EQ(sim.network().stats().retransmissions, 0u);
+  EXPECT_EQ(sim.network().stats().messages_delivered, 0u);
+}
+
+TEST(Retransmission, AFinHeldByTheCutArrivesAtTheRetransmissionAndLateDataIsDropped) {
+  Simulation sim(3);
+  sim.network().set_latency(1ms, 1ms);
+  auto& server = sim.add_node<ScriptNode>("server", [](ScriptNode& self) -> Task<void> {
+    Listener<int> listener = self.sim().network().listen<int>(self.id(), port);
+    {
+      Socket<int> socket = co_await listener.accept();  // at 1 ms
+      Received<int> received = co_await socket.receive(2s);
+      self.record(received.timed_out() ? "timed out" : "unexpected");
+    }  // closed at 2.001 s, into the cut
+    co_await self.sim().sleep(1h);
+  });
+  auto& client = sim.add_node<ScriptNode>("client", [](ScriptNode& self) -> Task<void> {
+    Network& network = self.sim().network();
+    auto socket = co_await network.connect<int>(0, port, 1s);
+    co_await self.sim().sleep_until(epoch + 1s);
+    network.partition({{0}, {1}});
+    socket->send(1);
+    co_await self.sim().sleep_until(epoch + 5s);
+    network.heal_all();
+    Received<int> fin = co_await socket->receive();
+    self.record(fin.closed() ? "closed at " + format_instant(self.sim().now()) : "unexpected");
+    co_await self.sim().sleep(1h);
+  });
+  server.start();
+  client.start();
+  sim.run_until(epoch + 30s);
+  // The server's FIN, sent at 2.001 s: retransmitted at 2.201, 2.601, 3.401 and 5.001 s. The
+  // client's 1, sent at 1 s: at 1.2, 1.6, 2.4, 4.0 and 7.2 s, to an end closed since.
+  EXPECT_EQ(client.entries(), (std::vector<std::string>{"closed at 5.002s"}));
+  EXPECT_EQ(server.entries(), (std::vector<std::string>{"timed out"}));
+  EXPECT_EQ(sim.network().stats().messages_dropped, 1u);
+  EXPECT_EQ(sim.network().stats().retransmissions, 2u);
+}
+
+TEST(Retransmission, ADarkReceiverRebootedResetsAtTheNextRetransmission) {
+  TwoNodes setup(1ms, 1ms, [](ScriptNode& self) -> Task<void> {
+    auto socket = co_await self.sim().network().connect<int>(0, port, 1s);
+    co_await self.sim().sleep_until(epoch + 1001ms);
+    socket->send(1);  // the server's machine is off: silence
+    Received<int> reset = co_await socket->receive();
+    self.record(reset.closed() ? "closed" : "unexpected");
+    co_await self.sim().sleep(1h);
+  });
+  setup.sim.run_until(epoch + 1s);
+  setup.server.power_off();
+  setup.sim.run_until(epoch + 3s);
+  setup.server.start();  // its new kernel answers the retransmission of 4.001 s with a reset
+  setup.sim.run_until(epoch + 10s);
+  EXPECT_EQ(timed_entries(setup.client), (std::vector<std::string>{"closed at 4.003s"}));
+}
+
+TEST(Retransmission, WhatAPoweredOffSenderHeldIsNeverSentAndItsRebootResetsAtOnce) {
+  Simulation sim(3);
+  sim.network().set_latency(1ms, 1ms);
+  // The server writes at 5 s, to the client's rebooted machine: the reset comes straight back, not
+  // queued behind what the client's old kernel held.
+  auto& server = sim.add_node<ScriptNode>("server", [](ScriptNode& self) -> Task<void> {
+    Listener<int> listener = self.sim().network().listen<int>(self.id(), port);
+    Socket<int> socket = co_await listener.accept();
+    co_await self.sim().sleep_until(epoch + 5s);
+    socket.send(99);
+    Received<int> received = co_await socket.receive(5s);
+    self.record(received ? std::to_string(*received) : received.closed() ? "reset" : "timed out");
+  });
+  auto& client = sim.add_node<ScriptNode>("client", [](ScriptNode& self) -> Task<void> {
+    Network& network = self.sim().network();
+    auto socket = co_await network.connect<int>(0, port, 1s);
+    co_await self.sim().sleep_until(epoch + 1s);
+    network.partition({{0}, {1}});
+    socket->send(1);  // held, then lost with the machine's power
+    co_await self.sim().sleep(1h);
+  });
+  server.start();
+  client.start();
+  sim.run_until(epoch + 1500ms);
+  client.power_off();
+  sim.run_until(epoch + 2s);
+  sim.network().heal_all();
+  sim.run_until(epoch + 3s);
+  client.set_script({});
+  client.start();
+  sim.run_until(epoch + 20s);
+  EXPECT_EQ(timed_entries(server), (std::vector<std::string>{"reset at 5.002s"}));
+  EXPECT_EQ(sim.network().stats().retransmissions, 0u);
+}
+
+// 250 messages with latencies of 1-50 ms: before the cut, in flight when it comes, during it,
+// right after the heal and long after. Returns what the server read and when.
+std::vector<std::pair<Instant, std::string>> fifo_across_a_cut(std::uint64_t seed) {
+  Simulation sim(seed);
+  sim.network().set_latency(1ms, 50ms);
+  auto& server = sim.add_node<ScriptNode>("server", record_server);
+  auto& client = sim.add_node<ScriptNode>("client", [](ScriptNode& self) -> Task<void> {
+    Network& network = self.sim().network();
+    auto socket = co_await network.connect<int>(0, port, 1s);
+    auto send = [&socket](int from, int to) {
+      for (int i = from; i <= to; i++) socket->send(i);
+    };
+    co_await self.sim().sleep_until(epoch + 500ms);
+    send(1, 50);
+    co_await self.sim().sleep_until(epoch + 1s);
+    send(51, 100);
+    network.partition({{0}, {1}});  // 51-100 are in flight: held; the timer counts from 1 s
+    co_await self.sim().sleep_until(epoch + 2s);
+    send(101, 150);
+    co_await self.sim().sleep_until(epoch + 3s);
+    network.heal_all();  // retransmissions at 1.2, 1.6, 2.4 and 4.0 s
+    send(151, 200);
+    co_await self.sim().sleep_until(epoch + 10s);
+    send(201, 250);
+    co_await self.sim().sleep(1h);
+  });
+  server.start();
+  client.start();
+  sim.run_until(epoch + 20s);
+  return server.log;
+}
+
+TEST(Retransmission, HeldMessagesKeepTheirOrderAndWaitForTheRetransmission) {
+  std::vector<std::pair<Instant, std::string>> log = fifo_across_a_cut(3);
+  std::vector<std::string> values;
+  for (const auto& [time, what] : log) values.push_back(what);
+  ASSERT_EQ(values, numbers(1, 250));
+  for (std::size_t i = 0; i < log.size(); i++) {
+    Instant time = log[i].first;
+    if (i < 50) {
+      EXPECT_LT(time, epoch + 1s) << i;
+    } else if (i < 200) {  // held: at the retransmission of 4 s, plus a latency
+      EXPECT_GE(time, epoch + 4001ms) << i;
+      EXPECT_LE(time, epoch + 4050ms) << i;
+    } else {
+      EXPECT_GE(time, epoch + 10001ms) << i;
+      EXPECT_LE(time, epoch + 10050ms) << i;
+    }
+  }
+}
+
+TEST(Retransmission, SameSeedSameDeliveriesAcrossACut) {
+  EXPECT_EQ(fifo_across_a_cut(11), fifo_across_a_cut(11));
+  EXPECT_NE(fifo_across_a_cut(11), fifo_across_a_cut(12));  // the latencies are the seed's
+}
+
 TEST(Inbox, GathersSeveralSocketsWithTheirSenders) {
   Simulation sim(1);
   sim.network().set_latency(1ms, 1ms);
