@@ -290,6 +290,8 @@ std::vector<Row> compare(const std::string& name, const Measures& model, const M
 
 }  // namespace
 
+std::string leader_word(std::optional<std::int64_t> sid) { return sid ? std::to_string(*sid) : "none"; }
+
 std::string hex_zxid(std::int64_t zxid) {
   char text[24];
   std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(zxid));

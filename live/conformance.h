@@ -91,6 +91,8 @@ inline constexpr int five_server_gaps_ms[] = {1000, 500, 250};
 inline constexpr int leader_pause_ms = 12'000;
 // A zxid as srvr prints it: "0x100000000".
 std::string hex_zxid(std::int64_t zxid);
+// A leader's sid as both sides print it, or "none".
+std::string leader_word(std::optional<std::int64_t> sid);
 // Both sides and the rows.
 CheckResult run_conformance_check(const std::string& name, const ConformanceConfig& config, const Installation& installation);
 

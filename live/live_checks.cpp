@@ -18,7 +18,7 @@ Measures live_start(const ConformanceConfig& config, const Installation& install
   LiveEnsemble ensemble(ensemble_config(config), installation);
   Measures measures;
   std::optional<int> leader = start_and_elect(ensemble, measures);
-  measures.words["leader"] = leader ? std::to_string(*leader) : "none";
+  measures.words["leader"] = leader_word(leader);
   return measures;
 }
 
@@ -60,7 +60,7 @@ Measures live_leader_kill(const ConformanceConfig& config, const Installation& i
   // Watch one more second: a server that took leadership back would show it here.
   std::this_thread::sleep_for(1s);
   std::optional<int> leader = ensemble.leader();
-  measures.words["leader after restart"] = leader ? std::to_string(*leader) : "none";
+  measures.words["leader after restart"] = leader_word(leader);
   measures.words["restarted server"] = peer_state_word(ensemble.status(victim).mode);
   return measures;
 }
@@ -148,7 +148,7 @@ std::string live_five_leader(const ConformanceConfig& config, const Installation
   std::optional<Clock::time_point> done = ensemble.wait_until(settled, Clock::now() + ensemble_start_wait_max);
   if (!done) return "none";
   std::optional<int> leader = ensemble.leader();
-  return leader ? std::to_string(*leader) : "none";
+  return leader_word(leader);
 }
 
 Measures live_five(const ConformanceConfig& config, const Installation& installation, bool together) {

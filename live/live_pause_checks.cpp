@@ -114,7 +114,7 @@ Measures live_leader_pause(const ConformanceConfig& config, const Installation& 
   if (stepped_down) measures.milliseconds["resume to old leader stepping down"] = elapsed_ms(run->resumed, stepped_down->time);
   measures.words["old leader afterwards"] = peer_state_word(ensemble.status(3).mode);
   std::optional<int> leader = ensemble.leader();
-  measures.words["leader afterwards"] = leader ? std::to_string(*leader) : "none";
+  measures.words["leader afterwards"] = leader_word(leader);
   std::optional<Clock::time_point> expired = first_session_state(run->owner->events(), "expired", run->resumed);
   measures.words["owner told"] = expired ? "Expired" : "not Expired";
   put(measures, "resume to owner expired", since(expired, run->resumed));
@@ -137,7 +137,7 @@ Measures live_leader_pause_short(const ConformanceConfig& config, const Installa
   }
   measures.words["elections"] = changed ? "a server changed state" : "none";
   std::optional<int> leader = ensemble.leader();
-  measures.words["leader afterwards"] = leader ? std::to_string(*leader) : "none";
+  measures.words["leader afterwards"] = leader_word(leader);
   std::vector<ClientEvent> events = run->owner->events();
   put(measures, "pause to owner disconnected", since(first_session_state(events, "connecting", run->paused), run->paused));
   put(measures, "resume to owner reconnected", since(first_session_state(events, "connected", run->resumed), run->resumed));
@@ -158,7 +158,7 @@ Measures live_follower_pause(const ConformanceConfig& config, const Installation
     if (observation.time >= run->paused && observation.sid != 1 && observation.status.mode != expected) changed = true;
   }
   std::optional<int> leader = ensemble.leader();
-  measures.words["leader throughout"] = changed ? "changed" : leader ? std::to_string(*leader) : "none";
+  measures.words["leader throughout"] = changed ? "changed" : leader_word(leader);
   put(measures, "pause to /f deleted", since(deleted_at(*run->watcher, "/f"), run->paused));
   measures.words["owner told"] = first_session_state(run->owner->events(), "expired", run->resumed) ? "Expired" : "not Expired";
   std::optional<Observation> following =

@@ -71,14 +71,14 @@ Measures model_negotiation(const ConformanceConfig& config, sim::Duration reques
 }
 
 sim::Task<void> own_ephemeral(ScriptedClient& self) {
-  co_await self.wait_connected();
+  co_await self.waitConnected();
   zk::CreateResult created = co_await self.zk().create("/owner", "owner", zk::CreateMode::ephemeral);
   self.record("create " + std::string(zk::code_name(created.code)));
   co_await self.sim().sleep(1h);
 }
 
 sim::Task<void> watch_owner(ScriptedClient& self) {
-  co_await self.wait_connected();
+  co_await self.waitConnected();
   // Wait for the node, then watch it (an exists watch on a present node is a data watch, as in the
   // live check, which watches only after the owner reported its create).
   while (true) {
@@ -117,7 +117,7 @@ Measures model_client_kill(const ConformanceConfig& config, sim::Duration reques
 }
 
 sim::Task<void> sequential_history(ScriptedClient& self) {
-  co_await self.wait_connected();
+  co_await self.waitConnected();
   auto name_of = [](const std::string& path) { return path.substr(path.rfind('/') + 1); };
   zk::CreateResult parent = co_await self.zk().create("/seq", "", zk::CreateMode::persistent);
   self.record("parent " + std::string(zk::code_name(parent.code)));
@@ -182,7 +182,7 @@ Measures model_five(const ConformanceConfig& config, bool together) {
 zk::Zxid srvr_zxid(ModelCluster& cluster, zk::ServerId sid) { return cluster.server(sid).getZkDb().getDataTreeLastProcessedZxid(); }
 
 sim::Task<void> one_write(ScriptedClient& self) {
-  co_await self.wait_connected();
+  co_await self.waitConnected();
   zk::CreateResult created = co_await self.zk().create("/z", "", zk::CreateMode::persistent);
   self.record("create " + std::string(zk::code_name(created.code)));
   co_await self.sim().sleep(1h);
@@ -218,7 +218,7 @@ Measures model_zxid(const ConformanceConfig& config) {
 }
 
 sim::Task<void> own_ephemeral_then_close(ScriptedClient& self) {
-  co_await self.wait_connected();
+  co_await self.waitConnected();
   zk::CreateResult created = co_await self.zk().create("/owner", "owner", zk::CreateMode::ephemeral);
   self.record("create " + std::string(zk::code_name(created.code)));
   co_await self.sim().sleep(2s);  // the watcher has its watch by then (it looks every 100 ms)

@@ -1,5 +1,7 @@
 #include "live/model_cluster.h"
 
+#include <algorithm>
+
 namespace live {
 
 using namespace std::chrono_literals;
@@ -21,28 +23,10 @@ std::optional<sim::Instant> Milestones::first(std::string_view kind, sim::Instan
   return std::nullopt;
 }
 
-ScriptedClient::ScriptedClient(sim::Simulation& sim, std::string name, std::vector<sim::NodeId> servers, sim::Duration timeout, Script script)
-    : Node(sim, std::move(name)), servers_(std::move(servers)), timeout_(timeout), script_(std::move(script)) {}
-
-std::optional<sim::Instant> ScriptedClient::when(const std::string& what, sim::Instant since) const {
-  for (const auto& [time, entry] : log) {
-    if (entry == what && time >= since) return time;
-  }
-  return std::nullopt;
-}
-
-sim::Task<void> ScriptedClient::wait_connected() {
-  while (!zk_->connected()) co_await sim().sleep(10ms);
-}
-
-void ScriptedClient::on_start() {
-  zk_ = std::make_unique<zk::SimulatedZooKeeper>(
-      *this, servers_, timeout_,
-      [this](const zk::WatchedEvent& event) {
-        if (event.type == zk::EventType::none) record("state " + std::string(zk::keeper_state_name(event.state)));
-      },
-      sim().random().seed_for(name()));
-  if (script_) spawn(script_(*this));
+bool Milestones::state_changed(sim::Instant since, sim::NodeId except) const {
+  return std::any_of(entries.begin(), entries.end(), [&](const Entry& entry) {
+    return entry.time >= since && entry.kind.starts_with("zk.state") && entry.node != except;
+  });
 }
 
 namespace {
@@ -70,8 +54,7 @@ void ModelCluster::start_all() {
 }
 
 std::string ModelCluster::leader_word() const {
-  std::optional<zk::ServerId> leader = ensemble.leader();
-  return leader ? std::to_string(*leader) : "none";
+  return live::leader_word(ensemble.leader());
 }
 
 ScriptedClient& ModelCluster::client(const std::string& name, sim::Duration timeout, ScriptedClient::Script script,

@@ -1,7 +1,7 @@
 // What the model side of every conformance check is built from: a simulated ensemble of N servers
 // with the conformance configuration (ModelCluster), the milestones its trace reports (Milestones),
-// and client processes running a script on a zk::ZooKeeper handle (ScriptedClient), the way
-// tests/zk drives them. Deterministic: the same seed gives the same run.
+// and client processes running a script on a zk::ZooKeeper handle (zk::ScriptedClient, as tests/zk
+// drives them). Deterministic: the same seed gives the same run.
 #pragma once
 
 #include <functional>
@@ -12,7 +12,7 @@
 
 #include "live/conformance.h"
 #include "model/zk/Ensemble.h"
-#include "model/zk/client/ZooKeeper.h"
+#include "model/zk/client/ScriptedClient.h"
 #include "sim/network.h"
 
 namespace live {
@@ -31,32 +31,11 @@ struct Milestones final : sim::TraceSink {
   void on_event(const sim::TraceEvent& event) override;
   // The first `kind` at or after `since` (on `node`, if given).
   std::optional<sim::Instant> first(std::string_view kind, sim::Instant since, sim::NodeId node = sim::no_node) const;
+  // Whether a server other than `except` changed its zk.state at or after `since`.
+  bool state_changed(sim::Instant since, sim::NodeId except = sim::no_node) const;
 };
 
-// A client process running a script against its zk::ZooKeeper handle. Its log has the script's
-// records and every session event of the default watcher as "state Disconnected", "state
-// SyncConnected", "state Expired" (keeper_state_name).
-class ScriptedClient final : public sim::Node {
- public:
-  using Script = std::function<sim::Task<void>(ScriptedClient&)>;
-  ScriptedClient(sim::Simulation& sim, std::string name, std::vector<sim::NodeId> servers, sim::Duration timeout, Script script);
-  zk::ZooKeeper& zk() { return *zk_; }
-  std::vector<std::pair<sim::Instant, std::string>> log;
-  void record(std::string what) { log.emplace_back(sim().now(), std::move(what)); }
-  // The first record `what` (at or after `since`).
-  std::optional<sim::Instant> when(const std::string& what, sim::Instant since = sim::Instant{}) const;
-  sim::Task<void> wait_connected();
-
- protected:
-  void on_start() override;
-  void on_stop() override { zk_.reset(); }
-
- private:
-  std::vector<sim::NodeId> servers_;
-  sim::Duration timeout_;
-  Script script_;
-  std::unique_ptr<zk::ZooKeeper> zk_;
-};
+using ScriptedClient = zk::ScriptedClient;  // model/zk/client/ScriptedClient.h
 
 // N servers (3 unless told), the config's limits, REAL-ZOOKEEPER.md's loopback-like latency (the
 // scenarios' default network, 1-5 ms per message).

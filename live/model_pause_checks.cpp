@@ -20,7 +20,7 @@ constexpr sim::Duration session_timeout = 4s;
 constexpr sim::Duration leader_pause = std::chrono::milliseconds(leader_pause_ms);
 
 sim::Task<void> hold_ephemeral(ScriptedClient& self, std::string path) {
-  co_await self.wait_connected();
+  co_await self.waitConnected();
   zk::CreateResult created = co_await self.zk().create(path, "owner", zk::CreateMode::ephemeral);
   self.record("create " + std::string(zk::code_name(created.code)));
   co_await self.sim().sleep(1h);
@@ -28,7 +28,7 @@ sim::Task<void> hold_ephemeral(ScriptedClient& self, std::string path) {
 
 // Watches `path` once it exists (a data watch on a present node), as the live watcher does.
 sim::Task<void> watch_path(ScriptedClient& self, std::string path) {
-  co_await self.wait_connected();
+  co_await self.waitConnected();
   while (true) {
     zk::StatResult exists = co_await self.zk().exists(path, [&self](const zk::WatchedEvent& event) {
       self.record(std::string(zk::event_type_name(event.type)) + " " + event.path);
@@ -121,10 +121,7 @@ Measures model_leader_pause_short(const ConformanceConfig& config) {
   Measures measures;
   std::optional<PauseSetup> run = run_pause(cluster, 3, 1, "/a", 3s, 10s, measures);
   if (!run) return measures;
-  bool changed = false;
-  for (const Milestones::Entry& entry : cluster.milestones.entries) {
-    if (entry.time >= run->paused && entry.kind.starts_with("zk.state")) changed = true;
-  }
+  const bool changed = cluster.milestones.state_changed(run->paused);
   measures.words["elections"] = changed ? "a server changed state" : "none";
   measures.words["leader afterwards"] = cluster.leader_word();
   std::optional<sim::Instant> disconnected = run->owner->when("state Disconnected", run->paused);
@@ -140,10 +137,7 @@ Measures model_follower_pause(const ConformanceConfig& config) {
   Measures measures;
   std::optional<PauseSetup> run = run_pause(cluster, 1, 3, "/f", 10s, 10s, measures);
   if (!run) return measures;
-  bool changed = false;
-  for (const Milestones::Entry& entry : cluster.milestones.entries) {
-    if (entry.time >= run->paused && entry.kind.starts_with("zk.state") && entry.node != cluster.server(1).id()) changed = true;
-  }
+  const bool changed = cluster.milestones.state_changed(run->paused, cluster.server(1).id());
   measures.words["leader throughout"] = changed ? "changed" : cluster.leader_word();
   put(measures, "pause to /f deleted", since(run->watcher->when("NodeDeleted /f"), run->paused));
   measures.words["owner told"] = run->owner->when("state Expired", run->resumed) ? "Expired" : "not Expired";

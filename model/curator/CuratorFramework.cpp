@@ -118,12 +118,12 @@ std::optional<zk::KeeperState> CuratorFramework::codeToState(zk::Code code) {
 
 // ---- watchers ----
 
-zk::Watcher CuratorFramework::usingWatcher(CuratorWatcher watcher, std::int64_t instanceIndex, std::uint64_t& id, bool persistent) {
+zk::Watcher CuratorFramework::usingWatcher(CuratorWatcher watcher, std::int64_t instanceIndex, std::uint64_t& id) {
   id = 0;
   if (!watcher.process) return {};
   ELECTSIM_ASSERT(watchers_.size() < watchers_max);
   id = nextWatcherId_++;
-  watchers_.emplace(id, WatcherEntry{watcher.owner, instanceIndex, std::move(watcher.process), persistent, {}, zk::AddWatchMode::persistent});
+  watchers_.emplace(id, WatcherEntry{watcher.owner, instanceIndex, std::move(watcher.process), {}, zk::AddWatchMode::persistent});
   std::uint64_t key = id;
   return [this, key](const zk::WatchedEvent& event) { fireWatcher(key, event); };
 }
@@ -131,7 +131,7 @@ zk::Watcher CuratorFramework::usingWatcher(CuratorWatcher watcher, std::int64_t 
 void CuratorFramework::fireWatcher(std::uint64_t id, const zk::WatchedEvent& event) {
   auto found = watchers_.find(id);
   if (found == watchers_.end()) return;  // removed by its recipe
-  if (found->second.persistent) {
+  if (found->second.persistent()) {
     zk::Watcher process = found->second.process;  // a copy: the call may remove the entry
     process(event);
     return;

@@ -177,9 +177,11 @@ class CuratorFramework {
     std::uint64_t owner;
     std::int64_t instanceIndex;  // the handle it is registered on
     zk::Watcher process;
-    bool persistent = false;     // addWatch: not dropped when it fires
-    std::string persistentPath;  // addWatch: its path, so a second add on the handle collapses
+    // addWatch: its path (so a second add on the handle collapses) and mode; a watcher with a path
+    // is persistent, not dropped when it fires.
+    std::string persistentPath;
     zk::AddWatchMode persistentMode = zk::AddWatchMode::persistent;
+    bool persistent() const { return !persistentPath.empty(); }
   };
 
   // The parent watcher: every event of the current handle.
@@ -189,7 +191,7 @@ class CuratorFramework {
   static std::optional<zk::KeeperState> codeToState(zk::Code code);
 
   // Registers `watcher` for the handle of instanceIndex and returns what to give ZooKeeper.
-  zk::Watcher usingWatcher(CuratorWatcher watcher, std::int64_t instanceIndex, std::uint64_t& id, bool persistent = false);
+  zk::Watcher usingWatcher(CuratorWatcher watcher, std::int64_t instanceIndex, std::uint64_t& id);
   void fireWatcher(std::uint64_t id, const zk::WatchedEvent& event);
   void dropWatcher(std::uint64_t id) { watchers_.erase(id); }
 

@@ -158,6 +158,7 @@ sim::Task<zk::ChildrenResult> CuratorFramework::getChildren(std::string path, Cu
 }
 
 sim::Task<zk::Code> CuratorFramework::addWatch(std::string basePath, CuratorWatcher watcher, zk::AddWatchMode mode, Call call) {
+  ELECTSIM_ASSERT_MSG(watcher.process && !basePath.empty(), "addWatch needs a watcher and a path");
   RetryLoop loop(*this, "addWatch", call);
   while (true) {
     zk::Code code = co_await loop.beforeAttempt();
@@ -169,13 +170,13 @@ sim::Task<zk::Code> CuratorFramework::addWatch(std::string basePath, CuratorWatc
       // re-adds the server's watch (an empty watcher here), it is not delivered twice.
       const bool held = std::any_of(watchers_.begin(), watchers_.end(), [&](const auto& item) {
         const WatcherEntry& entry = item.second;
-        return entry.persistent && entry.owner == watcher.owner && entry.instanceIndex == instance &&
+        return entry.persistent() && entry.owner == watcher.owner && entry.instanceIndex == instance &&
                entry.persistentPath == basePath && entry.persistentMode == mode;
       });
       std::uint64_t id = 0;
       zk::Watcher wrapped;
       if (!held) {
-        wrapped = usingWatcher(watcher, instance, id, /*persistent=*/true);
+        wrapped = usingWatcher(watcher, instance, id);
         watchers_.at(id).persistentPath = basePath;
         watchers_.at(id).persistentMode = mode;
       }

@@ -45,6 +45,13 @@ enum class Code : std::int32_t {
 };
 std::string_view code_name(Code code);  // "NONODE", "NODEEXISTS", ...
 
+// The next path of PathParentIterator's walk (3.6+): "/a/b" -> "/a", "/a" -> "/". Not for "/".
+constexpr std::string_view parent_path(std::string_view path) {
+  const std::size_t slash = path.rfind('/');
+  return path.substr(0, slash == 0 ? 1 : slash);
+}
+static_assert(parent_path("/a/b") == "/a" && parent_path("/a") == "/");
+
 // ---- CreateMode ----
 enum class CreateMode : std::uint8_t { persistent, persistent_sequential, ephemeral, ephemeral_sequential };
 constexpr bool is_ephemeral(CreateMode mode) { return mode == CreateMode::ephemeral || mode == CreateMode::ephemeral_sequential; }

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "model/zk/Ensemble.h"
+#include "model/zk/client/ScriptedClient.h"
 #include "model/zk/client/ZooKeeper.h"
 #include "sim/network.h"
 
@@ -9,44 +10,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// A client process running a script against its ZooKeeper handle.
-class ClientNode final : public sim::Node {
- public:
-  using Script = std::function<sim::Task<void>(ClientNode&)>;
-  ClientNode(sim::Simulation& sim, std::string name, std::vector<sim::NodeId> servers, sim::Duration timeout, Script script)
-      : Node(sim, std::move(name)), servers_(std::move(servers)), timeout_(timeout), script_(std::move(script)) {}
-
-  zk::ZooKeeper& zk() { return *zk_; }
-  std::vector<std::pair<sim::Instant, std::string>> log;
-  void record(std::string what) { log.emplace_back(sim().now(), std::move(what)); }
-  bool has(const std::string& what) const {
-    return std::any_of(log.begin(), log.end(), [&](const auto& entry) { return entry.second == what; });
-  }
-  std::optional<sim::Instant> when(const std::string& what) const {
-    for (const auto& [time, entry] : log) {
-      if (entry == what) return time;
-    }
-    return std::nullopt;
-  }
-  sim::Task<void> waitConnected() {
-    while (!zk_->connected()) co_await sim().sleep(50ms);
-  }
-
- protected:
-  void on_start() override {
-    zk_ = std::make_unique<zk::SimulatedZooKeeper>(
-        *this, servers_, timeout_, [this](const zk::WatchedEvent& event) { record(std::string(zk::keeper_state_name(event.state))); },
-        sim().random().seed_for(name()));
-    if (script_) spawn(script_(*this));
-  }
-  void on_stop() override { zk_.reset(); }
-
- private:
-  std::vector<sim::NodeId> servers_;
-  sim::Duration timeout_;
-  Script script_;
-  std::unique_ptr<zk::ZooKeeper> zk_;
-};
+using ClientNode = zk::ScriptedClient;
 
 struct Cluster {
   sim::Simulation sim;
@@ -130,7 +94,7 @@ TEST(Session, ADisconnectShorterThanTheTimeoutKeepsTheSession) {
   cluster.sim.run_for(10s);
   EXPECT_TRUE(owner.zk().connected());
   EXPECT_EQ(owner.zk().getSessionId(), session);
-  EXPECT_FALSE(owner.has("Expired"));
+  EXPECT_FALSE(owner.has("state Expired"));
   const zk::DataNode* master = cluster.ensemble.server(1).getZkDb().getDataTree().getNode("/master");
   ASSERT_NE(master, nullptr);
   EXPECT_EQ(master->stat.ephemeral_owner, session);
@@ -143,11 +107,11 @@ TEST(Session, ADisconnectLongerThanTheTimeoutEndsInExpiredOnReconnect) {
   cluster.sim.run_for(5s);
   cluster.sim.network().isolate(owner.id());
   cluster.sim.run_for(10s);
-  EXPECT_TRUE(owner.has("Disconnected"));
-  EXPECT_FALSE(owner.has("Expired"));  // 3.8 clients only learn it from a server
+  EXPECT_TRUE(owner.has("state Disconnected"));
+  EXPECT_FALSE(owner.has("state Expired"));  // 3.8 clients only learn it from a server
   cluster.sim.network().heal_all();
   cluster.sim.run_for(5s);
-  EXPECT_TRUE(owner.has("Expired"));
+  EXPECT_TRUE(owner.has("state Expired"));
   EXPECT_TRUE(owner.zk().closed());
   EXPECT_EQ(cluster.ensemble.server(1).getZkDb().getDataTree().getNode("/master"), nullptr);
 }
@@ -326,7 +290,7 @@ TEST(Session, ARecursiveWatchOutlivesItsEventsAndAMoveToAnotherServer) {
   EXPECT_NE(handle.cnxn().currentServer(), first);
   EXPECT_EQ(std::count_if(watcher.log.begin(), watcher.log.end(), [](const auto& entry) { return entry.second == "NodeDataChanged /j/a"; }), 3);
   EXPECT_TRUE(watcher.has("NodeDeleted /j/a"));
-  EXPECT_FALSE(watcher.has("Expired"));
+  EXPECT_FALSE(watcher.has("state Expired"));
 }
 
 TEST(Session, AHandleClosedDuringItsHandshakeNeverConnects) {
@@ -340,6 +304,6 @@ TEST(Session, AHandleClosedDuringItsHandshakeNeverConnects) {
     client.spawn(client.zk().close());  // the connect's handshake is still on the wire
     cluster.sim.run_for(5s);
     EXPECT_TRUE(client.zk().closed()) << "seed " << seed;
-    EXPECT_FALSE(client.has("SyncConnected")) << "seed " << seed;
+    EXPECT_FALSE(client.has("state SyncConnected")) << "seed " << seed;
   }
 }

@@ -294,18 +294,18 @@ std::vector<Watcher> ClientCnxn::materialize(const WatchedEvent& event) {
   // addPersistentWatches: the path's persistent watchers and the recursive ones of the path and
   // every parent, kept. For every node event, NodeChildrenChanged too: the server never sends
   // that one for a recursive watch, but the connection may hold a child watch on the same path.
-  auto copy = [&](const std::map<std::string, std::vector<Watcher>>& table, const std::string& path) {
+  auto copy = [&result](const auto& table, std::string_view path) {
     auto found = table.find(path);
     if (found == table.end()) return;
     result.insert(result.end(), found->second.begin(), found->second.end());
   };
   copy(persistentWatches_, event.path);
   if (!persistentRecursiveWatches_.empty()) {
-    std::string path = event.path;
+    std::string_view path = event.path;  // the path, then each parent up to "/"
     while (true) {
       copy(persistentRecursiveWatches_, path);
       if (path == "/" || path.empty()) break;
-      path.resize(std::max<std::size_t>(path.rfind('/'), 1));
+      path = parent_path(path);
     }
   }
   return result;

@@ -133,8 +133,8 @@ class ClientCnxn {
   std::map<std::string, std::vector<Watcher>> dataWatches_;
   std::map<std::string, std::vector<Watcher>> existWatches_;
   std::map<std::string, std::vector<Watcher>> childWatches_;
-  std::map<std::string, std::vector<Watcher>> persistentWatches_;
-  std::map<std::string, std::vector<Watcher>> persistentRecursiveWatches_;
+  std::map<std::string, std::vector<Watcher>, std::less<>> persistentWatches_;
+  std::map<std::string, std::vector<Watcher>, std::less<>> persistentRecursiveWatches_;  // looked up by parent views
 
   struct Event {
     WatchedEvent event;

@@ -1,7 +1,5 @@
 #include "model/zk/server/WatchManager.h"
 
-#include <algorithm>
-
 #include "sim/assert.h"
 
 namespace zk {
@@ -38,7 +36,7 @@ void WatchManager::removeWatcher(WatcherId watcher) {
   watch2Paths_.erase(paths);
 }
 
-void WatchManager::triggerPath(const std::string& localPath, bool atParent, EventType type, std::set<WatcherId>& watchers) {
+void WatchManager::triggerPath(std::string_view localPath, bool atParent, EventType type, std::set<WatcherId>& watchers) {
   auto entry = watchTable_.find(localPath);
   if (entry == watchTable_.end()) return;
   std::set<WatcherId>& pathWatchers = entry->second;
@@ -83,10 +81,10 @@ std::set<WatcherId> WatchManager::triggerWatch(const std::string& path, EventTyp
   std::set<WatcherId> watchers;
   triggerPath(path, false, type, watchers);
   if (recursiveWatchQty_ > 0) {
-    // PathParentIterator.forAll: the path, then each parent up to "/".
-    std::string localPath = path;
+    // PathParentIterator.forAll: the path, then each parent up to "/" (views of `path`: no copy).
+    std::string_view localPath = path;
     while (localPath != "/") {
-      localPath.resize(std::max<std::size_t>(localPath.rfind('/'), 1));
+      localPath = parent_path(localPath);
       triggerPath(localPath, true, type, watchers);
     }
   }

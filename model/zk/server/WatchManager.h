@@ -79,7 +79,7 @@ class WatchManager {
  private:
   // Fires and consumes the watches of one path of the walk; `atParent`: a parent of the event's
   // path, where only recursive watches fire.
-  void triggerPath(const std::string& localPath, bool atParent, EventType type, std::set<WatcherId>& watchers);
+  void triggerPath(std::string_view localPath, bool atParent, EventType type, std::set<WatcherId>& watchers);
 
   bool keepAfterTrigger_ = false;
   std::map<std::string, std::set<WatcherId>, std::less<>> watchTable_;
