@@ -109,8 +109,11 @@ MessageDescription describe_client(const zk::ClientPacket& packet) {
   if (const auto* request = std::get_if<zk::ClientRequest>(&packet)) {
     if (request->xid == zk::ping_xid) return {"client", "ping", true};
     if (request->xid == zk::set_watches_xid) {
-      std::size_t watches = request->data_watches.size() + request->exist_watches.size() + request->child_watches.size();
-      return {"client", "setWatches: " + std::to_string(watches) + " watches since " + zk::format_zxid(request->relative_zxid), false};
+      const zk::SetWatches empty;
+      const zk::SetWatches& lists = request->set_watches != nullptr ? *request->set_watches : empty;
+      std::size_t watches = lists.data_watches.size() + lists.exist_watches.size() + lists.child_watches.size() +
+                            lists.persistent_watches.size() + lists.persistent_recursive_watches.size();
+      return {"client", "setWatches: " + std::to_string(watches) + " watches since " + zk::format_zxid(lists.relative_zxid), false};
     }
     std::string text = std::string(op_name(request->type)) + " " + request->path;
     if (request->type == zk::OpCode::create) text += " (" + std::string(zk::create_mode_name(request->mode)) + ")";

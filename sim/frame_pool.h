@@ -32,4 +32,9 @@ MemoryMeasure memory_measure();
 // The current figure of memory_measure(), in bytes; a run compares it with the figure at its start.
 std::int64_t memory_in_use_bytes();
 
+// The block mimalloc hands out for a request of this many bytes, for requests below
+// allocator_block_bytes_exact_below (builds that count allocations; tests compare it with mimalloc).
+inline constexpr std::size_t allocator_block_bytes_exact_below = 64 * 1024;
+std::size_t allocator_block_bytes(std::size_t request) noexcept;
+
 }  // namespace sim

@@ -184,12 +184,14 @@ sim::Task<bool> ClientCnxn::startConnect() {
     ClientRequest setWatches;
     setWatches.xid = set_watches_xid;
     setWatches.type = OpCode::set_watches;
-    setWatches.relative_zxid = lastZxid_;
-    for (const auto& [path, watchers] : dataWatches_) setWatches.data_watches.push_back(path);
-    for (const auto& [path, watchers] : existWatches_) setWatches.exist_watches.push_back(path);
-    for (const auto& [path, watchers] : childWatches_) setWatches.child_watches.push_back(path);
-    for (const auto& [path, watchers] : persistentWatches_) setWatches.persistent_watches.push_back(path);
-    for (const auto& [path, watchers] : persistentRecursiveWatches_) setWatches.persistent_recursive_watches.push_back(path);
+    auto lists = std::make_shared<SetWatches>();
+    lists->relative_zxid = lastZxid_;
+    for (const auto& [path, watchers] : dataWatches_) lists->data_watches.push_back(path);
+    for (const auto& [path, watchers] : existWatches_) lists->exist_watches.push_back(path);
+    for (const auto& [path, watchers] : childWatches_) lists->child_watches.push_back(path);
+    for (const auto& [path, watchers] : persistentWatches_) lists->persistent_watches.push_back(path);
+    for (const auto& [path, watchers] : persistentRecursiveWatches_) lists->persistent_recursive_watches.push_back(path);
+    setWatches.set_watches = std::move(lists);
     socket_.send(std::move(setWatches));
   }
   sendOutgoing();

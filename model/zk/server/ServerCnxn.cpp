@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "model/zk/quorum/QuorumPeer.h"
+#include "sim/assert.h"
 #include "model/zk/server/ZooKeeperServer.h"
 
 namespace zk {
@@ -200,13 +201,15 @@ sim::Task<bool> ServerCnxnFactory::serveRequest(sim::Socket<ClientPacket>& socke
       }
       case OpCode::set_watches: {
         std::vector<FiredWatch> fired;
-        for (const std::string& path : request.data_watches) traceWatchRegistered(id, path, "data");
-        for (const std::string& path : request.exist_watches) traceWatchRegistered(id, path, "data");
-        for (const std::string& path : request.child_watches) traceWatchRegistered(id, path, "child");
-        for (const std::string& path : request.persistent_watches) traceWatchRegistered(id, path, "persistent");
-        for (const std::string& path : request.persistent_recursive_watches) traceWatchRegistered(id, path, "persistent_recursive");
-        tree.setWatches(request.relative_zxid, request.data_watches, request.exist_watches, request.child_watches,
-                        request.persistent_watches, request.persistent_recursive_watches, id, &fired);
+        ELECTSIM_ASSERT_MSG(request.set_watches != nullptr, "a SetWatches request carries its lists");
+        const SetWatches& lists = *request.set_watches;
+        for (const std::string& path : lists.data_watches) traceWatchRegistered(id, path, "data");
+        for (const std::string& path : lists.exist_watches) traceWatchRegistered(id, path, "data");
+        for (const std::string& path : lists.child_watches) traceWatchRegistered(id, path, "child");
+        for (const std::string& path : lists.persistent_watches) traceWatchRegistered(id, path, "persistent");
+        for (const std::string& path : lists.persistent_recursive_watches) traceWatchRegistered(id, path, "persistent_recursive");
+        tree.setWatches(lists.relative_zxid, lists.data_watches, lists.exist_watches, lists.child_watches,
+                        lists.persistent_watches, lists.persistent_recursive_watches, id, &fired);
         for (const FiredWatch& watch : fired) deliverWatch(watch);
         ClientReply reply;
         reply.xid = set_watches_xid;
