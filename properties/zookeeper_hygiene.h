@@ -27,7 +27,7 @@ class EphemeralCleanup final : public Property {
 
  private:
   // Per server: live ephemerals (path -> owner) and the sessions it has closed.
-  std::map<sim::NodeId, std::map<std::string, std::int64_t>> ephemerals_;
+  std::map<sim::NodeId, std::map<std::string, std::int64_t, std::less<>>> ephemerals_;
   std::map<sim::NodeId, std::set<std::int64_t>> closed_;
 };
 
@@ -39,11 +39,33 @@ class WatchOnce final : public Property {
 
  private:
   enum class Mode : std::uint8_t { standard, persistent, persistent_recursive };
-  using Key = std::tuple<sim::NodeId, std::int64_t, std::string, std::string>;
+  enum class Table : std::uint8_t { data, child };
+  struct Key {
+    sim::NodeId server;
+    std::int64_t connection;
+    std::string path;
+    Table table;
+  };
+  // Looked up by a view of the path, so a watch.fire copies no path.
+  struct KeyView {
+    sim::NodeId server;
+    std::int64_t connection;
+    std::string_view path;
+    Table table;
+  };
+  struct KeyOrder {
+    using is_transparent = void;
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return std::tie(a.server, a.connection, a.table) < std::tie(b.server, b.connection, b.table) ||
+             (std::tie(a.server, a.connection, a.table) == std::tie(b.server, b.connection, b.table) &&
+              std::string_view(a.path) < std::string_view(b.path));
+    }
+  };
   // Whether `table`'s watch of the connection on `path` hears of the event (consuming a one-shot).
-  bool fires(const sim::TraceEvent& event, const std::string& path, const char* table, std::string_view type, bool atParent);
-  // (server, connection, path, table "data" or "child") -> the mode of a watch not yet used up.
-  std::map<Key, Mode> registered_;
+  bool fires(const sim::TraceEvent& event, std::string_view path, Table table, std::string_view type, bool atParent);
+  // (server, connection, path, table) -> the mode of a watch not yet used up.
+  std::map<Key, Mode, KeyOrder> registered_;
   std::size_t recursive_ = 0;  // registrations ever made in recursive mode (0: no parent walk)
   std::set<sim::NodeId> restarted_;
 };

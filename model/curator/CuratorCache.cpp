@@ -63,9 +63,14 @@ void CuratorCache::removeListener(std::uint64_t id) {
 }
 
 std::optional<ChildData> CuratorCache::get(const std::string& path) const {
+  const ChildData* data = find(path);
+  if (data == nullptr) return std::nullopt;
+  return *data;
+}
+
+const ChildData* CuratorCache::find(std::string_view path) const {
   auto found = storage_.find(path);
-  if (found == storage_.end()) return std::nullopt;
-  return found->second;
+  return found == storage_.end() ? nullptr : &found->second;
 }
 
 void CuratorCache::rebuild() {

@@ -74,10 +74,12 @@ class CuratorCache {
 
   // What the cache holds for `path` (possibly stale), or nothing.
   std::optional<ChildData> get(const std::string& path) const;
+  // The same read without a copy: valid until the cache next changes.
+  const ChildData* find(std::string_view path) const;
   // TreeCache's name for the same read.
   std::optional<ChildData> getCurrentData(const std::string& path) const { return get(path); }
   std::size_t size() const { return storage_.size(); }
-  const std::map<std::string, ChildData>& stream() const { return storage_; }
+  const std::map<std::string, ChildData, std::less<>>& stream() const { return storage_; }
   bool isInitialized() const { return initialized_; }
   const std::string& getPath() const { return path_; }
 
@@ -117,7 +119,7 @@ class CuratorCache {
   CuratorFramework& client_;
   std::string path_;
   State state_ = State::latent;
-  std::map<std::string, ChildData> storage_;  // CuratorCacheStorage.standard()
+  std::map<std::string, ChildData, std::less<>> storage_;  // CuratorCacheStorage.standard()
   std::unique_ptr<PersistentWatcher> persistentWatcher_;  // null: the one-shot emulation
   std::map<std::string, Watches> watches_;                // the one-shot emulation's watches
   std::vector<std::pair<std::uint64_t, CuratorCacheListener>> listeners_;

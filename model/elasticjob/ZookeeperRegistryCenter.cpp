@@ -74,6 +74,14 @@ std::string ZookeeperRegistryCenter::toFullPath(std::string_view key) const {
   return namespacePath_ + std::string(key);
 }
 
+std::string_view ZookeeperRegistryCenter::fullPathView(std::string_view key) const {
+  ELECTSIM_ASSERT(!key.empty() && key.front() == '/');
+  if (key == "/") return namespacePath_;
+  fullPathScratch_.assign(namespacePath_);
+  fullPathScratch_.append(key);
+  return fullPathScratch_;
+}
+
 std::string ZookeeperRegistryCenter::fromFullPath(std::string_view path) const {
   ELECTSIM_ASSERT(path.starts_with(namespacePath_));
   std::string_view rest = path.substr(namespacePath_.size());
@@ -109,8 +117,7 @@ const ZookeeperRegistryCenter::CacheEntry* ZookeeperRegistryCenter::findCuratorC
 sim::Task<std::optional<std::string>> ZookeeperRegistryCenter::get(std::string key) {
   CacheEntry* entry = findCuratorCache(key);
   if (entry != nullptr) {
-    std::optional<curator::ChildData> inCache = entry->cache->get(toFullPath(key));
-    if (inCache) co_return inCache->data;
+    if (const curator::ChildData* inCache = entry->cache->find(fullPathView(key))) co_return inCache->data;
   }
   co_return co_await getDirectly(std::move(key));
 }
@@ -118,8 +125,8 @@ sim::Task<std::optional<std::string>> ZookeeperRegistryCenter::get(std::string k
 std::optional<std::string> ZookeeperRegistryCenter::getCachedOnly(const std::string& key) const {
   const CacheEntry* entry = findCuratorCache(key);
   if (entry == nullptr) return std::nullopt;
-  std::optional<curator::ChildData> inCache = entry->cache->get(toFullPath(key));
-  if (!inCache) return std::nullopt;
+  const curator::ChildData* inCache = entry->cache->find(fullPathView(key));
+  if (inCache == nullptr) return std::nullopt;
   return inCache->data;
 }
 

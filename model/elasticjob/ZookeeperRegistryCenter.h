@@ -119,6 +119,9 @@ class ZookeeperRegistryCenter {
   zk::Zxid getLastZxid();
   // "/{namespace}" + key.
   std::string toFullPath(std::string_view key) const;
+  // toFullPath into a buffer kept for cache lookups (no allocation once it has grown): valid until
+  // the next call.
+  std::string_view fullPathView(std::string_view key) const;
 
  private:
   struct CacheEntry {
@@ -146,6 +149,7 @@ class ZookeeperRegistryCenter {
   sim::Node& node_;
   ZookeeperConfiguration config_;
   std::string namespacePath_;  // "/electsim"
+  mutable std::string fullPathScratch_;
   std::unique_ptr<curator::CuratorFramework> client_;
   std::vector<CacheEntry> caches_;
   std::vector<DataListenerEntry> dataListeners_;

@@ -42,7 +42,11 @@ TEST(AllocationCounting, BytesComeBackToTheStartWhetherADeleteIsSizedOrNot) {
   EXPECT_LE(grown, requested * 2 + static_cast<std::int64_t>(sizes.size()) * 64);
   for (std::size_t index = 0; index < sizes.size(); index++) {
     if (index % 2 == 0) {
+#ifdef __cpp_sized_deallocation
       ::operator delete(blocks[index], sizes[index]);
+#else
+      ::operator delete(blocks[index]);  // clang before 19 leaves sized deallocation off
+#endif
     } else {
       ::operator delete(blocks[index]);
     }
