@@ -9,7 +9,16 @@ JobNodePath::JobNodePath(std::string jobName) : jobName_(std::move(jobName)) {
   ELECTSIM_ASSERT(jobName_.find('/') == std::string::npos);
 }
 
-std::string JobNodePath::getFullPath(std::string_view node) const { return "/" + jobName_ + "/" + std::string(node); }
+// "/" + jobName + "/" + node, built in one allocation (it is on every storage call's path).
+std::string JobNodePath::getFullPath(std::string_view node) const {
+  std::string path;
+  path.reserve(jobName_.size() + node.size() + 2);
+  path += '/';
+  path += jobName_;
+  path += '/';
+  path += node;
+  return path;
+}
 
 std::string JobNodePath::getServerNodePath(std::string_view serverIp) const { return getFullPath(ServerNode::getServerNode(serverIp)); }
 
