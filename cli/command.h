@@ -40,8 +40,8 @@ int command_bugs(const Arguments& arguments);
 int command_properties(const Arguments& arguments);
 int command_shard(const Arguments& arguments);
 int command_strategies(const Arguments& arguments);
-int command_conformance(const Arguments& arguments);
-int command_live(const Arguments& arguments);  // command_live.cpp (live mode)  // command_conformance.cpp (live mode)
+int command_conformance(const Arguments& arguments);  // command_conformance.cpp (live mode)
+int command_live(const Arguments& arguments);         // command_live.cpp (live mode)
 // `electsim bench strategies`, which command_bench dispatches to (lives in command_strategies.cpp).
 int bench_strategies(const Arguments& arguments);
 

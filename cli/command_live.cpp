@@ -25,12 +25,10 @@ int command_live(const Arguments& arguments) {
       ("trace", po::value(&trace_path), "write every observed event to this JSON Lines file")
       ("json", po::bool_switch(&json), "print the result as one JSON object on the last line");
   LimitOptions limits;
-  add_limit_options(options, limits, true);
-  po::positional_options_description positional;
-  positional.add("file", 1);
   po::variables_map values;
-  if (!parse_options("live", "FILE [--trace OUT.jsonl] [--json]", arguments, options, positional, values)) return exit_ok;
-  if (file.empty()) throw UsageError("live: a scenario file is required (see: electsim live --help)");
+  if (!parse_file_command("live", "FILE [--trace OUT.jsonl] [--json]", "a scenario file", arguments, options, limits, file, values)) {
+    return exit_ok;
+  }
   harness::Scenario scenario = load_scenario(file, file_size_limit("live", limits));
 #if !ELECTSIM_LIVE
   (void)json;

@@ -41,15 +41,11 @@ int command_run(const Arguments& arguments) {
       ("diagram", po::value(&diagram_path), "write a space-time diagram of the run to this HTML file")
       ("json", po::bool_switch(&json), "print the result as one JSON object on the last line");
   LimitOptions limits;
-  add_limit_options(options, limits, true);
-  po::positional_options_description positional;
-  positional.add("file", 1);
   po::variables_map values;
-  if (!parse_options("run", "FILE [--seed N] [--trace OUT.jsonl] [--narrate[=LIST]] [--diagram OUT.html] [--json]", arguments, options,
-                     positional, values)) {
+  if (!parse_file_command("run", "FILE [--seed N] [--trace OUT.jsonl] [--narrate[=LIST]] [--diagram OUT.html] [--json]",
+                          "a scenario file", arguments, options, limits, file, values)) {
     return exit_ok;
   }
-  if (file.empty()) throw UsageError("run: a scenario file is required (see: electsim run --help)");
 
   harness::Scenario scenario = load("run", file, limits);
   harness::RunOptions run_options;
@@ -101,12 +97,8 @@ int command_replay(const Arguments& arguments) {
   po::options_description options("replay options");
   options.add_options()("file", po::value(&file), "a failure file written by electsim explore");
   LimitOptions limits;
-  add_limit_options(options, limits, true);
-  po::positional_options_description positional;
-  positional.add("file", 1);
   po::variables_map values;
-  if (!parse_options("replay", "FILE", arguments, options, positional, values)) return exit_ok;
-  if (file.empty()) throw UsageError("replay: a failure file is required (see: electsim replay --help)");
+  if (!parse_file_command("replay", "FILE", "a failure file", arguments, options, limits, file, values)) return exit_ok;
   harness::Scenario scenario = load("replay", file, limits);
   if (!scenario.failure) throw UsageError("replay: " + file + " has no failure record (failure: {property, trace_hash})");
   harness::RunOptions run_options;

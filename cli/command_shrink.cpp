@@ -47,14 +47,11 @@ int command_shrink(const Arguments& arguments) {
       ("jobs", po::value(&jobs), "candidates run in parallel (default: all cores; the result does not depend on it)")
       ("json", po::bool_switch(&json), "print the result as one JSON object on the last line");
   LimitOptions limits;
-  add_limit_options(options, limits, true);
-  po::positional_options_description positional;
-  positional.add("file", 1);
   po::variables_map values;
-  if (!parse_options("shrink", "FILE [--out FILE] [--property P] [--max-runs N] [--jobs J] [--json]", arguments, options, positional, values)) {
+  if (!parse_file_command("shrink", "FILE [--out FILE] [--property P] [--max-runs N] [--jobs J] [--json]", "a scenario file", arguments,
+                          options, limits, file, values)) {
     return exit_ok;
   }
-  if (file.empty()) throw UsageError("shrink: a scenario file is required (see: electsim shrink --help)");
   if (!property.empty() && !harness::is_known_property(property)) throw UsageError("shrink: unknown property '" + property + "' (see: electsim properties)");
   if (max_runs == 0) throw UsageError("shrink: --max-runs must be at least 1");
   if (jobs == 0 || jobs > 1024) throw UsageError("shrink: --jobs must be within 1..1024");

@@ -62,6 +62,17 @@ void add_limit_options(po::options_description& options, LimitOptions& limits, b
   }
 }
 
+bool parse_file_command(const std::string& command, const std::string& synopsis, const std::string& file_role,
+                        const Arguments& arguments, po::options_description& options, LimitOptions& limits,
+                        const std::string& file, po::variables_map& values) {
+  add_limit_options(options, limits, true);
+  po::positional_options_description positional;
+  positional.add("file", 1);
+  if (!parse_options(command, synopsis, arguments, options, positional, values)) return false;
+  if (file.empty()) throw UsageError(command + ": " + file_role + " is required (see: electsim " + command + " --help)");
+  return true;
+}
+
 sim::SimulationLimits simulation_limits(const std::string& command, const LimitOptions& limits) {
   sim::SimulationLimits checked;
   checked.max_events = parse_number(command, "max-events", limits.max_events, 1, 1'000'000'000'000ULL, false);

@@ -26,6 +26,13 @@ struct LimitOptions {
 // Adds the limit options to `options`; --max-file-size only when the command reads a scenario file.
 void add_limit_options(po::options_description& options, LimitOptions& limits, bool reads_file);
 
+// For the commands that read one scenario FILE (run, replay, shrink, live): adds the limit options
+// and FILE as the positional argument to `options` (which declares "file", bound to `file`), parses,
+// and requires FILE ("COMMAND: `file_role` is required"). False when --help was printed.
+bool parse_file_command(const std::string& command, const std::string& synopsis, const std::string& file_role,
+                        const Arguments& arguments, po::options_description& options, LimitOptions& limits,
+                        const std::string& file, po::variables_map& values);
+
 // The checked values; UsageError ("run: --max-events must be ...") on a bad one.
 sim::SimulationLimits simulation_limits(const std::string& command, const LimitOptions& limits);
 std::size_t file_size_limit(const std::string& command, const LimitOptions& limits);

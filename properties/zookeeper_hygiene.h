@@ -57,14 +57,13 @@ class WatchOnce final : public Property {
     using is_transparent = void;
     template <typename A, typename B>
     bool operator()(const A& a, const B& b) const {
-      return std::tie(a.server, a.connection, a.table) < std::tie(b.server, b.connection, b.table) ||
-             (std::tie(a.server, a.connection, a.table) == std::tie(b.server, b.connection, b.table) &&
-              std::string_view(a.path) < std::string_view(b.path));
+      return std::forward_as_tuple(a.server, a.connection, a.table, std::string_view(a.path)) <
+             std::forward_as_tuple(b.server, b.connection, b.table, std::string_view(b.path));
     }
   };
   // Whether `table`'s watch of the connection on `path` hears of the event (consuming a one-shot).
   bool fires(const sim::TraceEvent& event, std::string_view path, Table table, std::string_view type, bool atParent);
-  // (server, connection, path, table) -> the mode of a watch not yet used up.
+  // (server, connection, table, path) -> the mode of a watch not yet used up.
   std::map<Key, Mode, KeyOrder> registered_;
   std::size_t recursive_ = 0;  // registrations ever made in recursive mode (0: no parent walk)
   std::set<sim::NodeId> restarted_;

@@ -25,9 +25,20 @@ QuorumPeer& Ensemble::server(ServerId sid) const {
 std::optional<ServerId> Ensemble::leader() const {
   std::optional<ServerId> found;
   for (QuorumPeer* server : servers_) {
-    if (!server->up() || server->getPeerState() != ServerState::leading) continue;
+    if (!server->up() || server->paused() || server->getPeerState() != ServerState::leading) continue;
     Leader* leader = server->leader();
     if (leader == nullptr || !leader->established()) continue;
+    // Its own word is not enough: a leader that was paused or cut off still says LEADING, with the
+    // epoch it established, until its next tick finds it has lost its followers (Leader.lead's
+    // "Not sufficient followers synced"). It serves only while a quorum, itself included, is up,
+    // unpaused and FOLLOWING it in that epoch (a follower's currentEpoch is the leader's once it
+    // acknowledged NEWLEADER).
+    std::size_t following = 1;
+    for (QuorumPeer* other : servers_) {
+      if (other == server || !other->up() || other->paused() || other->getPeerState() != ServerState::following) continue;
+      if (other->getCurrentVote().id == server->myid() && other->getCurrentEpoch() == leader->epoch()) following++;
+    }
+    if (!config_->is_quorum(following)) continue;
     if (found) return std::nullopt;
     found = server->myid();
   }

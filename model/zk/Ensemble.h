@@ -19,7 +19,8 @@ class Ensemble {
   const std::vector<sim::NodeId>& nodes() const { return config_->servers; }
   const QuorumPeerConfig& config() const { return *config_; }
 
-  // The server that leads an established epoch now (LEADING and serving), if exactly one does.
+  // The server that leads an established epoch now, if exactly one does: up, unpaused, LEADING,
+  // and followed in that epoch by a quorum of up, unpaused servers (itself included).
   std::optional<ServerId> leader() const;
 
  private:

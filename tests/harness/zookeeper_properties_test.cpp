@@ -2,6 +2,8 @@
 // violation.
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "properties/zookeeper_hygiene.h"
 #include "sim/node.h"
 #include "tests/support/idle_node.h"
@@ -27,43 +29,43 @@ struct Bench {
   }
 };
 
-// A delete fires a node's data and child watches as one notification per connection.
-TEST(WatchOnce, ADeleteConsumesTheDataAndTheChildWatchAtOnce) {
+// Each test's property, listening to the bench's trace from construction to destruction.
+class WatchOnce : public ::testing::Test {
+ protected:
+  WatchOnce() { bench.sim.trace().add_sink(&property); }
+  ~WatchOnce() override { bench.sim.trace().remove_sink(&property); }
+  std::string firstViolation() const { return property.violations().empty() ? "" : property.violations()[0].message; }
+
   Bench bench;
-  properties::WatchOnce property(bench.sim);
-  bench.sim.trace().add_sink(&property);
+  properties::WatchOnce property{bench.sim};
+};
+
+// A delete fires a node's data and child watches as one notification per connection.
+TEST_F(WatchOnce, ADeleteConsumesTheDataAndTheChildWatchAtOnce) {
   bench.registered("/a", "data");
   bench.registered("/a", "child");
   bench.fired("/a", "NodeDeleted");
   EXPECT_EQ(property.verdict(), properties::Verdict::held);
   bench.fired("/a", "NodeDeleted");  // nothing left to fire
   EXPECT_EQ(property.verdict(), properties::Verdict::violated);
-  bench.sim.trace().remove_sink(&property);
 }
 
 // SetWatches after a reconnect answers each table's watch on its own: a node deleted while the
 // client was away gets a NodeDeleted for the data watch and another for the child watch
 // (DataTree.setWatches, ZooKeeper 3.8). Found by explore on the ElasticJob recipe (seed 1).
-TEST(WatchOnce, ASetWatchesCatchUpFiresEachTablesWatchOnce) {
-  Bench bench;
-  properties::WatchOnce property(bench.sim);
-  bench.sim.trace().add_sink(&property);
+TEST_F(WatchOnce, ASetWatchesCatchUpFiresEachTablesWatchOnce) {
   bench.registered("/a", "data");
   bench.registered("/a", "child");
   bench.fired("/a", "NodeDeleted", "data");
   bench.fired("/a", "NodeDeleted", "child");
-  EXPECT_EQ(property.verdict(), properties::Verdict::held) << (property.violations().empty() ? "" : property.violations()[0].message);
+  EXPECT_EQ(property.verdict(), properties::Verdict::held) << firstViolation();
   bench.fired("/a", "NodeDeleted", "child");
   EXPECT_EQ(property.verdict(), properties::Verdict::violated);
-  bench.sim.trace().remove_sink(&property);
 }
 
 // addWatch (3.6+): a persistent watch fires again and again; a recursive one also for the nodes
 // below it, but never NodeChildrenChanged; nothing else is covered.
-TEST(WatchOnce, PersistentWatchesFireEveryTimeWithinTheirReach) {
-  Bench bench;
-  properties::WatchOnce property(bench.sim);
-  bench.sim.trace().add_sink(&property);
+TEST_F(WatchOnce, PersistentWatchesFireEveryTimeWithinTheirReach) {
   bench.registered("/p", "persistent");
   bench.registered("/j", "persistent_recursive");
   for (int i = 0; i < 3; i++) {
@@ -72,28 +74,20 @@ TEST(WatchOnce, PersistentWatchesFireEveryTimeWithinTheirReach) {
     bench.fired("/j/a/b", "NodeCreated");
     bench.fired("/j", "NodeDeleted");
   }
-  EXPECT_EQ(property.verdict(), properties::Verdict::held) << (property.violations().empty() ? "" : property.violations()[0].message);
+  EXPECT_EQ(property.verdict(), properties::Verdict::held) << firstViolation();
   bench.fired("/j/a", "NodeChildrenChanged");  // not for a recursive watch
   EXPECT_EQ(property.verdict(), properties::Verdict::violated);
-  bench.sim.trace().remove_sink(&property);
 }
 
-TEST(WatchOnce, APersistentWatchCoversNothingBelowItsPath) {
-  Bench bench;
-  properties::WatchOnce property(bench.sim);
-  bench.sim.trace().add_sink(&property);
+TEST_F(WatchOnce, APersistentWatchCoversNothingBelowItsPath) {
   bench.registered("/p", "persistent");
   bench.fired("/p/c", "NodeDataChanged");
   EXPECT_EQ(property.verdict(), properties::Verdict::violated);
-  bench.sim.trace().remove_sink(&property);
 }
 
 // ZOOKEEPER-4466 (3.6 to 3.8): a standard watch set later on the same path and table makes the
 // persistent watch one-shot.
-TEST(WatchOnce, AStandardRegistrationAfterAPersistentOneIsUsedUpByOneEvent) {
-  Bench bench;
-  properties::WatchOnce property(bench.sim);
-  bench.sim.trace().add_sink(&property);
+TEST_F(WatchOnce, AStandardRegistrationAfterAPersistentOneIsUsedUpByOneEvent) {
   bench.registered("/p", "persistent");
   bench.registered("/p", "data");
   bench.fired("/p", "NodeDataChanged");
@@ -103,7 +97,6 @@ TEST(WatchOnce, AStandardRegistrationAfterAPersistentOneIsUsedUpByOneEvent) {
   EXPECT_EQ(property.verdict(), properties::Verdict::held);
   bench.fired("/p", "NodeDataChanged");
   EXPECT_EQ(property.verdict(), properties::Verdict::violated);
-  bench.sim.trace().remove_sink(&property);
 }
 
 }  // namespace

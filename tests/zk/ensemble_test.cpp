@@ -197,4 +197,32 @@ TEST(Ensemble, AFollowerPausedBrieflyStaysAndALongPauseMakesTheLeaderDropIt) {
   EXPECT_EQ(cluster.server(3).getPeerState(), ServerState::following);
 }
 
+// Ensemble::leader() is the harness's word for "ZooKeeper serves" (eventual-leader's first stage,
+// full-coverage's snapshots): a leader's own LEADING is not enough. Explore found a naive-master run
+// (seed 901294 of a 4,000-run sweep) whose leader was paused until the heal and still said LEADING
+// at that instant, while the others were LOOKING: the recipe's bound started 11 s too early.
+TEST(Ensemble, ALeaderCountsOnlyUnpausedAndFollowedByAQuorum) {
+  Cluster cluster(3);
+  cluster.startAll();
+  cluster.sim.run_for(5s);
+  ASSERT_EQ(cluster.ensemble.leader(), 3);
+  cluster.server(3).pause();
+  EXPECT_EQ(cluster.server(3).getPeerState(), ServerState::leading);
+  EXPECT_EQ(cluster.ensemble.leader(), std::nullopt) << "a paused leader serves nobody";
+  cluster.sim.run_for(12s);
+  ASSERT_EQ(cluster.server(2).getPeerState(), ServerState::leading);
+  // At the instant of the resume the old leader still believes it leads its old epoch; zk2 leads the
+  // new one with zk1 behind it.
+  cluster.server(3).resume();
+  ASSERT_EQ(cluster.server(3).getPeerState(), ServerState::leading);
+  EXPECT_EQ(cluster.ensemble.leader(), 2);
+  // A leader whose followers are gone is not serving either, though it has not noticed yet.
+  cluster.sim.run_for(5s);
+  ASSERT_EQ(cluster.ensemble.leader(), 2);
+  cluster.server(1).pause();
+  cluster.server(3).pause();
+  EXPECT_EQ(cluster.server(2).getPeerState(), ServerState::leading);
+  EXPECT_EQ(cluster.ensemble.leader(), std::nullopt);
+}
+
 }  // namespace
