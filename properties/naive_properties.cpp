@@ -66,7 +66,23 @@ void NaiveMasterStable::record(const sim::TraceEvent& event) {
     if (client.connected) {
       client.session = event.integer("session");
       client.server = static_cast<sim::NodeId>(event.integer("server"));
+      session_nodes_[*client.session] = event.node;
     }
+    return;
+  }
+  if (kind == "znode.create") {
+    // A server holds /master when its session owns the node, whether or not it traced a take: a
+    // create whose reply was lost, retried by zkClient, finds its own node (NodeExists), reads its
+    // own name into masterData and emits no naive.master (docs/recipes.md). Explore found that
+    // holder later racing at once as a former master (naive-master, 120-s runs, seed 1000185).
+    // Such a hold counts once the node is deleted without its holder having traced the take.
+    if (event.text("path") != master_path) return;
+    std::int64_t zxid = event.integer("zxid");
+    if (zxid <= last_create_zxid_) return;  // another server applying the same create
+    last_create_zxid_ = zxid;
+    auto owner = session_nodes_.find(event.integer("ephemeral_owner"));
+    holder_ = owner != session_nodes_.end() ? std::optional<sim::NodeId>(owner->second) : std::nullopt;
+    holder_traced_ = false;
     return;
   }
   if (kind == "watch.fire") {
@@ -82,6 +98,8 @@ void NaiveMasterStable::record(const sim::TraceEvent& event) {
     if (zxid <= last_delete_zxid_) return;
     last_delete_zxid_ = zxid;
     deleted_at_ = event.time;
+    if (holder_ && !holder_traced_) former_masters_.insert(node_name(*holder_));
+    holder_.reset();
   }
 }
 
@@ -109,6 +127,7 @@ void NaiveMasterStable::onMaster(const sim::TraceEvent& event) {
               std::string(reason) + "), so the slaves resynchronise for nothing (no anti-jitter delay)");
     }
   }
+  if (holder_ == event.node) holder_traced_ = true;
   master_ = event.node;
   master_name_ = taker;
   took_at_ = event.time;

@@ -28,7 +28,9 @@
 //    came back to someone else's node, its NodeDeleted read already found the next master's node,
 //    or, restarted, it read its previous process's node) still believes it was master, and at the
 //    next delete races at once as the anti-jitter rule tells the last master to. That stale
-//    belief is the demo's own flaw, not a broken promise.
+//    belief is the demo's own flaw, not a broken promise. A hold counts whether or not its take
+//    was traced: a create retried after a lost reply finds its own node and traces nothing, so the
+//    owner session of each /master node is followed as well.
 #pragma once
 
 #include <map>
@@ -72,6 +74,11 @@ class NaiveMasterStable final : public Property {
   sim::Instant took_at_{};                              // when it took it
   bool master_in_touch_ = false;                        // ... and it has been in touch since
   std::set<std::string> former_masters_;                // every server that has held /master
+  std::map<std::int64_t, sim::NodeId> session_nodes_;   // every session a client connected with
+  // The server whose session owns the current /master node, and whether it traced its take.
+  std::optional<sim::NodeId> holder_;
+  bool holder_traced_ = false;
+  std::int64_t last_create_zxid_ = -1;
   std::map<std::int64_t, sim::Instant> told_deleted_;  // session -> its last NodeDeleted on /master
   std::int64_t last_delete_zxid_ = -1;                  // the newest delete of /master applied by any server
   std::optional<sim::Instant> deleted_at_;              // when the first server applied it

@@ -87,8 +87,9 @@ void JobNodeStorage::addDataListener(DataChangedEventListener& listener, JobNoti
   regCenter_.watch(jobNodePath_.getRootPath(), listener, executor);
 }
 
-std::optional<std::string> JobNodeStorage::getCachedOnly(std::string_view node) const {
-  return regCenter_.getCachedOnly(jobNodePath_.getFullPath(node));
+const std::string* JobNodeStorage::getCachedOnly(std::string_view node) const {
+  jobNodePath_.assignFullPath(node, fullPathScratch_);
+  return regCenter_.getCachedOnly(fullPathScratch_);
 }
 
 }  // namespace elasticjob

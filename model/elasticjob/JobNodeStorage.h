@@ -40,8 +40,9 @@ class JobNodeStorage {
   void addConnectionStateListener(ConnectionStateChangedEventListener& listener);
   void addDataListener(DataChangedEventListener& listener, JobNotifyExecutor& executor);
 
-  // The cache's value for node without reading ZooKeeper (tracing only).
-  std::optional<std::string> getCachedOnly(std::string_view node) const;
+  // The cache's value for node without reading ZooKeeper (tracing only), or null; valid until the
+  // cache changes. Asked after every leader-node event and belief check: no allocation.
+  const std::string* getCachedOnly(std::string_view node) const;
   ZookeeperRegistryCenter& getRegCenter() { return regCenter_; }
   const JobNodePath& getJobNodePath() const { return jobNodePath_; }
   const std::string& getJobName() const { return jobNodePath_.getJobName(); }
@@ -49,6 +50,7 @@ class JobNodeStorage {
  private:
   ZookeeperRegistryCenter& regCenter_;
   JobNodePath jobNodePath_;
+  mutable std::string fullPathScratch_;  // getCachedOnly's key
 };
 
 }  // namespace elasticjob

@@ -48,7 +48,7 @@ sim::Task<bool> LeaderService::isLeaderUntilBlock() {
 sim::Task<bool> LeaderService::isLeader() {
   if (env_.registry.isShutdown(env_.jobName())) co_return false;
   std::string localId = env_.localInstanceId();
-  bool cached = env_.storage.getCachedOnly(LeaderNode::INSTANCE).has_value();
+  bool cached = env_.storage.getCachedOnly(LeaderNode::INSTANCE) != nullptr;
   std::optional<std::string> leader = co_await env_.storage.getJobNodeData(std::string(LeaderNode::INSTANCE));
   bool answer = leader && *leader == localId && !env_.registry.isShutdown(env_.jobName());
   if (!cached) directView_ = answer;  // a direct read: ZooKeeper's value just now
@@ -71,7 +71,7 @@ void LeaderService::onLeaderNodeCached(DataChangedEvent::Type type, const std::s
 
 bool LeaderService::computeBelief() const {
   if (env_.registry.isShutdown(env_.jobName())) return false;
-  std::optional<std::string> cached = env_.storage.getCachedOnly(LeaderNode::INSTANCE);
+  const std::string* cached = env_.storage.getCachedOnly(LeaderNode::INSTANCE);
   if (cached) return *cached == env_.localInstanceId();
   return directView_;
 }

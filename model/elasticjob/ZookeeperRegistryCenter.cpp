@@ -122,12 +122,11 @@ sim::Task<std::optional<std::string>> ZookeeperRegistryCenter::get(std::string k
   co_return co_await getDirectly(std::move(key));
 }
 
-std::optional<std::string> ZookeeperRegistryCenter::getCachedOnly(const std::string& key) const {
+const std::string* ZookeeperRegistryCenter::getCachedOnly(std::string_view key) const {
   const CacheEntry* entry = findCuratorCache(key);
-  if (entry == nullptr) return std::nullopt;
+  if (entry == nullptr) return nullptr;
   const curator::ChildData* inCache = entry->cache->find(fullPathView(key));
-  if (inCache == nullptr) return std::nullopt;
-  return inCache->data;
+  return inCache != nullptr ? &inCache->data : nullptr;
 }
 
 sim::Task<std::optional<std::string>> ZookeeperRegistryCenter::getDirectly(std::string key) {

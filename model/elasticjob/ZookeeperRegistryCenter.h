@@ -108,8 +108,8 @@ class ZookeeperRegistryCenter {
   void removeConnStateListener(const std::string& key);
 
   // For the trace and the tests only: what the job's cache holds for key (no ZooKeeper read), or
-  // nothing when the cache does not hold it.
-  std::optional<std::string> getCachedOnly(const std::string& key) const;
+  // null when the cache does not hold it. Valid until the cache changes.
+  const std::string* getCachedOnly(std::string_view key) const;
 
   curator::CuratorFramework& getClient() { return *client_; }
   const ZookeeperConfiguration& getZkConfig() const { return config_; }

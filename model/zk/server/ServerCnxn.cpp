@@ -235,6 +235,11 @@ sim::Task<bool> ServerCnxnFactory::serveRequest(sim::Socket<ClientPacket>& socke
   } catch (const sim::BrokenPromise&) {
     co_return false;  // the server stopped serving: the client sees its connection close
   }
+  // FinalRequestProcessor: SessionMovedException is a connection-level error (ZOOKEEPER-710). The
+  // server sends no reply and closes the connection (cnxn.sendCloseSession); the client sees a
+  // connection loss, and its reconnect makes this server the session's owner again. Answering
+  // SESSIONMOVED instead would leave a client that stays connected failing every write for good.
+  if (result.error == Code::session_moved) co_return false;
   ClientReply reply;
   reply.xid = request.xid;
   reply.err = result.error;
