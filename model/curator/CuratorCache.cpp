@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <boost/container/small_vector.hpp>
+
 #include "model/curator/ZKPaths.h"
 
 namespace curator {
@@ -54,7 +56,7 @@ void CuratorCache::close() {
 std::uint64_t CuratorCache::addListener(CuratorCacheListener listener) {
   ELECTSIM_ASSERT(listeners_.size() < listeners_max);
   std::uint64_t id = nextListenerId_++;
-  listeners_.emplace_back(id, std::move(listener));
+  listeners_.emplace_back(id, std::make_shared<const CuratorCacheListener>(std::move(listener)));
   return id;
 }
 
@@ -161,13 +163,15 @@ void CuratorCache::removeStorage(const std::string& path) {
 
 void CuratorCache::callListeners(CuratorCacheListener::Type type, const ChildData* oldData, const ChildData* data) {
   if (state_ != State::started) return;
-  std::vector<std::uint64_t> ids;
+  changes_++;
+  // The listeners registered now, in order; one removed by an earlier call is skipped.
+  boost::container::small_vector<std::uint64_t, 8> ids;
   for (const auto& [id, listener] : listeners_) ids.push_back(id);
   for (std::uint64_t id : ids) {
     auto found = std::find_if(listeners_.begin(), listeners_.end(), [id](const auto& entry) { return entry.first == id; });
-    if (found == listeners_.end() || !found->second.event) continue;
-    auto event = found->second.event;  // a copy: the call may remove the listener
-    event(type, oldData, data);
+    if (found == listeners_.end() || !found->second->event) continue;
+    std::shared_ptr<const CuratorCacheListener> listener = found->second;  // the call may remove it
+    listener->event(type, oldData, data);
   }
 }
 
@@ -177,7 +181,7 @@ void CuratorCache::decrement() {
   initialized_ = true;
   std::vector<std::function<void()>> initialized;
   for (const auto& [id, listener] : listeners_) {
-    if (listener.initialized) initialized.push_back(listener.initialized);
+    if (listener->initialized) initialized.push_back(listener->initialized);
   }
   for (const auto& call : initialized) call();
 }

@@ -71,6 +71,9 @@ class CuratorCache {
   // listenable().addListener / removeListener.
   std::uint64_t addListener(CuratorCacheListener listener);
   void removeListener(std::uint64_t id);
+  // Counts the changes the listeners were told of: every listener of one change sees the same
+  // number, so a listener can tell the calls of one change from the next.
+  std::uint64_t changeSequence() const { return changes_; }
 
   // What the cache holds for `path` (possibly stale), or nothing.
   std::optional<ChildData> get(const std::string& path) const;
@@ -122,7 +125,9 @@ class CuratorCache {
   std::map<std::string, ChildData, std::less<>> storage_;  // CuratorCacheStorage.standard()
   std::unique_ptr<PersistentWatcher> persistentWatcher_;  // null: the one-shot emulation
   std::map<std::string, Watches> watches_;                // the one-shot emulation's watches
-  std::vector<std::pair<std::uint64_t, CuratorCacheListener>> listeners_;
+  // Shared, so that a call keeps its listener alive without copying it (the call may remove it).
+  std::vector<std::pair<std::uint64_t, std::shared_ptr<const CuratorCacheListener>>> listeners_;
+  std::uint64_t changes_ = 0;  // listener calls made: changeSequence()
   std::uint64_t nextListenerId_ = 1;
   std::optional<std::uint64_t> stateListener_;
   std::uint64_t watcherOwner_;

@@ -1,5 +1,7 @@
 #include "model/curator/PersistentWatcher.h"
 
+#include <boost/container/small_vector.hpp>
+
 namespace curator {
 
 PersistentWatcher::PersistentWatcher(CuratorFramework& client, std::string basePath, bool recursive)
@@ -68,7 +70,8 @@ sim::Task<void> PersistentWatcher::resetTask() {
 
 void PersistentWatcher::process(const zk::WatchedEvent& event) {
   if (state_ != State::started) return;
-  std::vector<zk::Watcher> listeners = listeners_;
+  // A copy, as a listener may close the watcher; nearly always one listener, held without allocating.
+  boost::container::small_vector<zk::Watcher, 2> listeners(listeners_.begin(), listeners_.end());
   for (const auto& listener : listeners) listener(event);
 }
 

@@ -11,7 +11,23 @@ RetryLoop::RetryLoop(CuratorFramework& client, std::string_view operation, Call 
   ELECTSIM_ASSERT(!operation.empty());
 }
 
-sim::Task<zk::Code> RetryLoop::beforeAttempt() {
+sim::Eager<zk::Code> RetryLoop::beforeAttempt() {
+  // Nearly always the connection is up (or a foreground loop already waited once): answered without
+  // a coroutine frame, with what waitForConnection would answer at once.
+  if (!client_.isStarted()) return zk::Code::session_expired;
+  if (call_ == Call::foreground) {
+    if (waitedForConnection_) return zk::Code::ok;
+    if (client_.getZookeeperClient().isConnected()) {
+      waitedForConnection_ = true;
+      return zk::Code::ok;
+    }
+  } else if (client_.getZookeeperClient().isConnected()) {
+    return zk::Code::ok;
+  }
+  return waitForConnection();
+}
+
+sim::Task<zk::Code> RetryLoop::waitForConnection() {
   if (!client_.isStarted()) co_return zk::Code::session_expired;
   CuratorZookeeperClient& zookeeper = client_.getZookeeperClient();
   sim::Duration connectionTimeout = client_.config().connectionTimeout;

@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "model/curator/CuratorFramework.h"
+#include "sim/eager.h"
 
 namespace curator {
 
@@ -28,7 +29,8 @@ class RetryLoop {
   // than connectionTimeout, wait in 1 s steps (cut short by SyncConnected); once older, the answer
   // is CONNECTIONLOSS without calling ZooKeeper (CURATOR-52). SESSIONEXPIRED if the framework is
   // closed.
-  sim::Task<zk::Code> beforeAttempt();
+  // Ready at once (no coroutine) when there is nothing to wait for.
+  sim::Eager<zk::Code> beforeAttempt();
   // After a failed attempt: sleeps and answers true when the code is retryable and the policy
   // allows another attempt. A background operation that runs out of retries calls
   // validateConnection(codeToState(code)).
@@ -37,6 +39,8 @@ class RetryLoop {
   int retryCount() const { return retryCount_; }
 
  private:
+  sim::Task<zk::Code> waitForConnection();  // beforeAttempt when it has to wait
+
   CuratorFramework& client_;
   std::string_view operation_;
   Call call_;

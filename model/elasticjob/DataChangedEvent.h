@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "sim/eager.h"
 #include "sim/task.h"
 
 namespace elasticjob {
@@ -29,8 +30,10 @@ std::string_view dataChangedEventTypeName(DataChangedEvent::Type type);
 class DataChangedEventListener {
  public:
   virtual ~DataChangedEventListener() = default;
-  // Takes the event by value: it lives in the coroutine's frame.
-  virtual sim::Task<void> onChange(DataChangedEvent event) = 0;
+  // The event lives in the caller (the executor's work item) until the returned work is done. Most
+  // events are filtered out by their path before any ZooKeeper call: that part answers at once, and
+  // only the rest is a coroutine (sim/eager.h).
+  virtual sim::Eager<void> onChange(const DataChangedEvent& event) = 0;
   // For the trace: the Java class name.
   virtual std::string_view name() const = 0;
 };

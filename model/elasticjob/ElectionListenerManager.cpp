@@ -6,31 +6,45 @@ namespace {
 constexpr std::string_view DISABLED = "DISABLED";
 }
 
-sim::Task<void> LeaderElectionJobListener::onChange(DataChangedEvent event) {
-  if (env_.registry.isShutdown(env_.jobName())) co_return;
+sim::Eager<void> LeaderElectionJobListener::onChange(const DataChangedEvent& event) {
+  if (env_.registry.isShutdown(env_.jobName())) return sim::Eager<void>::done();
+  return electIfNeeded(event);
+}
+
+sim::Task<void> LeaderElectionJobListener::electIfNeeded(const DataChangedEvent& event) {
   // isActiveElection(...) || isPassiveElection(...), in Java's order (short-circuit).
   bool elect = co_await isActiveElection(event);
   if (!elect) elect = co_await isPassiveElection(event);
   if (elect) co_await leaderService_.electLeader();
 }
 
-sim::Task<bool> LeaderElectionJobListener::isActiveElection(DataChangedEvent event) {
+sim::Task<bool> LeaderElectionJobListener::isActiveElection(const DataChangedEvent& event) {
   bool hasLeader = co_await leaderService_.hasLeader();
   if (hasLeader) co_return false;
   co_return paths_.isLocalServerPath(event.key) && event.value != DISABLED;
 }
 
-sim::Task<bool> LeaderElectionJobListener::isPassiveElection(DataChangedEvent event) {
-  if (env_.registry.getJobInstance(env_.jobName()) == nullptr) co_return false;
+sim::Eager<bool> LeaderElectionJobListener::isPassiveElection(const DataChangedEvent& event) {
+  if (env_.registry.getJobInstance(env_.jobName()) == nullptr) return false;
   // isLeaderCrashed: named "crashed", true for any removal of the leader node (source 001).
-  if (!paths_.isLeaderInstancePath(event.key) || event.type != DataChangedEvent::Type::DELETED) co_return false;
-  co_return co_await serverService_.isAvailableServer(env_.localIp());
+  if (!paths_.isLeaderInstancePath(event.key) || event.type != DataChangedEvent::Type::DELETED) return false;
+  return serverService_.isAvailableServer(env_.localIp());
 }
 
-sim::Task<void> LeaderAbdicationJobListener::onChange(DataChangedEvent event) {
-  bool isLeader = co_await leaderService_.isLeader();
-  if (!isLeader) co_return;
-  if (paths_.isLocalServerPath(event.key) && event.value == DISABLED) co_await leaderService_.removeLeader();
+sim::Eager<void> LeaderAbdicationJobListener::onChange(const DataChangedEvent& event) {
+  sim::Eager<bool> isLeader = leaderService_.isLeader();  // through the cache: nearly always ready
+  if (isLeader.ready()) return abdicateIfDisabled(isLeader.take(), event);
+  return abdicateAfterDirectRead(std::move(isLeader), event);
+}
+
+sim::Eager<void> LeaderAbdicationJobListener::abdicateIfDisabled(bool isLeader, const DataChangedEvent& event) {
+  if (isLeader && paths_.isLocalServerPath(event.key) && event.value == DISABLED) return leaderService_.removeLeader();
+  return sim::Eager<void>::done();
+}
+
+sim::Task<void> LeaderAbdicationJobListener::abdicateAfterDirectRead(sim::Eager<bool> isLeader, const DataChangedEvent& event) {
+  bool leader = co_await std::move(isLeader);
+  co_await abdicateIfDisabled(leader, event);
 }
 
 }  // namespace elasticjob

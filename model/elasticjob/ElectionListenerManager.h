@@ -21,12 +21,13 @@ class LeaderElectionJobListener final : public DataChangedEventListener {
  public:
   LeaderElectionJobListener(JobEnvironment& env, const JobPaths& paths, LeaderService& leaderService, ServerService& serverService)
       : env_(env), paths_(paths), leaderService_(leaderService), serverService_(serverService) {}
-  sim::Task<void> onChange(DataChangedEvent event) override;
+  sim::Eager<void> onChange(const DataChangedEvent& event) override;
   std::string_view name() const override { return "LeaderElectionJobListener"; }
 
  private:
-  sim::Task<bool> isActiveElection(DataChangedEvent event);
-  sim::Task<bool> isPassiveElection(DataChangedEvent event);
+  sim::Task<void> electIfNeeded(const DataChangedEvent& event);  // onChange once not shut down
+  sim::Task<bool> isActiveElection(const DataChangedEvent& event);
+  sim::Eager<bool> isPassiveElection(const DataChangedEvent& event);
   JobEnvironment& env_;
   const JobPaths& paths_;
   LeaderService& leaderService_;
@@ -36,10 +37,12 @@ class LeaderElectionJobListener final : public DataChangedEventListener {
 class LeaderAbdicationJobListener final : public DataChangedEventListener {
  public:
   LeaderAbdicationJobListener(const JobPaths& paths, LeaderService& leaderService) : paths_(paths), leaderService_(leaderService) {}
-  sim::Task<void> onChange(DataChangedEvent event) override;
+  sim::Eager<void> onChange(const DataChangedEvent& event) override;
   std::string_view name() const override { return "LeaderAbdicationJobListener"; }
 
  private:
+  sim::Eager<void> abdicateIfDisabled(bool isLeader, const DataChangedEvent& event);
+  sim::Task<void> abdicateAfterDirectRead(sim::Eager<bool> isLeader, const DataChangedEvent& event);
   const JobPaths& paths_;
   LeaderService& leaderService_;
 };

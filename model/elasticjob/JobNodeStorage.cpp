@@ -7,27 +7,29 @@ namespace elasticjob {
 JobNodeStorage::JobNodeStorage(ZookeeperRegistryCenter& regCenter, std::string jobName)
     : regCenter_(regCenter), jobNodePath_(std::move(jobName)) {}
 
-sim::Task<bool> JobNodeStorage::isJobNodeExisted(std::string node) {
-  co_return co_await regCenter_.isExisted(jobNodePath_.getFullPath(node));
-}
+// The reads hand over the registry center's own Task (or Eager answer): a wrapper of one call needs
+// no coroutine frame of its own. Each takes its key by value into the callee, so nothing refers back
+// into this call.
 
-sim::Task<bool> JobNodeStorage::isJobRootNodeExisted() { co_return co_await regCenter_.isExisted(jobNodePath_.getRootPath()); }
+sim::Task<bool> JobNodeStorage::isJobNodeExisted(std::string node) { return regCenter_.isExisted(jobNodePath_.getFullPath(node)); }
 
-sim::Task<std::optional<std::string>> JobNodeStorage::getJobNodeData(std::string node) {
-  co_return co_await regCenter_.get(jobNodePath_.getFullPath(node));
+sim::Task<bool> JobNodeStorage::isJobRootNodeExisted() { return regCenter_.isExisted(jobNodePath_.getRootPath()); }
+
+sim::Eager<std::optional<std::string>> JobNodeStorage::getJobNodeData(std::string node) {
+  return regCenter_.get(jobNodePath_.getFullPath(node));
 }
 
 sim::Task<std::optional<std::string>> JobNodeStorage::getJobNodeDataDirectly(std::string node) {
-  co_return co_await regCenter_.getDirectly(jobNodePath_.getFullPath(node));
+  return regCenter_.getDirectly(jobNodePath_.getFullPath(node));
 }
 
 sim::Task<std::vector<std::string>> JobNodeStorage::getJobNodeChildrenKeys(std::string node) {
-  co_return co_await regCenter_.getChildrenKeys(jobNodePath_.getFullPath(node));
+  return regCenter_.getChildrenKeys(jobNodePath_.getFullPath(node));
 }
 
-sim::Task<std::optional<std::string>> JobNodeStorage::getJobRootNodeData() {
+sim::Eager<std::optional<std::string>> JobNodeStorage::getJobRootNodeData() {
   // "/J" never matches the cache key "/J/": always a direct read.
-  co_return co_await regCenter_.get(jobNodePath_.getRootPath());
+  return regCenter_.get(jobNodePath_.getRootPath());
 }
 
 sim::Task<bool> JobNodeStorage::createJobNodeIfNeeded(std::string node) {

@@ -19,10 +19,10 @@ class JobNodeStorage {
 
   sim::Task<bool> isJobNodeExisted(std::string node);
   sim::Task<bool> isJobRootNodeExisted();
-  sim::Task<std::optional<std::string>> getJobNodeData(std::string node);
+  sim::Eager<std::optional<std::string>> getJobNodeData(std::string node);
   sim::Task<std::optional<std::string>> getJobNodeDataDirectly(std::string node);
   sim::Task<std::vector<std::string>> getJobNodeChildrenKeys(std::string node);
-  sim::Task<std::optional<std::string>> getJobRootNodeData();
+  sim::Eager<std::optional<std::string>> getJobRootNodeData();
   // if (isJobRootNodeExisted() && !isJobNodeExisted(node)) persist(node, ""). True when this call
   // created the node (the model's addition, for the trace).
   sim::Task<bool> createJobNodeIfNeeded(std::string node);

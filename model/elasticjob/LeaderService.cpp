@@ -45,18 +45,28 @@ sim::Task<bool> LeaderService::isLeaderUntilBlock() {
   co_return co_await isLeader();
 }
 
-sim::Task<bool> LeaderService::isLeader() {
-  if (env_.registry.isShutdown(env_.jobName())) co_return false;
+sim::Eager<bool> LeaderService::isLeader() {
+  if (env_.registry.isShutdown(env_.jobName())) return false;
+  // getJobNodeData goes through the cache: a cached leader node is answered at once, as
+  // ZookeeperRegistryCenter.get answers it, with no coroutine.
+  if (const std::string* cachedLeader = env_.storage.getCachedOnly(LeaderNode::INSTANCE)) {
+    bool answer = *cachedLeader == env_.localInstanceId();
+    refreshBelief();
+    return answer;
+  }
+  return isLeaderDirectly();
+}
+
+sim::Task<bool> LeaderService::isLeaderDirectly() {
   std::string localId = env_.localInstanceId();
-  bool cached = env_.storage.getCachedOnly(LeaderNode::INSTANCE) != nullptr;
   std::optional<std::string> leader = co_await env_.storage.getJobNodeData(std::string(LeaderNode::INSTANCE));
   bool answer = leader && *leader == localId && !env_.registry.isShutdown(env_.jobName());
-  if (!cached) directView_ = answer;  // a direct read: ZooKeeper's value just now
+  directView_ = answer;  // a direct read: ZooKeeper's value just now
   refreshBelief();
   co_return answer;
 }
 
-sim::Task<bool> LeaderService::hasLeader() { co_return co_await env_.storage.isJobNodeExisted(std::string(LeaderNode::INSTANCE)); }
+sim::Task<bool> LeaderService::hasLeader() { return env_.storage.isJobNodeExisted(std::string(LeaderNode::INSTANCE)); }
 
 sim::Task<void> LeaderService::removeLeader() {
   co_await env_.storage.removeJobNodeIfExisted(std::string(LeaderNode::INSTANCE));

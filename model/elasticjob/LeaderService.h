@@ -39,7 +39,8 @@ class LeaderService {
 
   sim::Task<void> electLeader();
   sim::Task<bool> isLeaderUntilBlock();
-  sim::Task<bool> isLeader();
+  // Through the cache, so usually answered at once (sim/eager.h).
+  sim::Eager<bool> isLeader();
   sim::Task<bool> hasLeader();
   sim::Task<void> removeLeader();
 
@@ -62,6 +63,7 @@ class LeaderService {
     LeaderService& service_;
   };
   bool computeBelief() const;
+  sim::Task<bool> isLeaderDirectly();  // isLeader when the cache does not hold the node
 
   JobEnvironment& env_;
   ServerService& serverService_;

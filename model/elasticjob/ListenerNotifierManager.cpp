@@ -32,7 +32,8 @@ void JobNotifyExecutor::start() {
   node_.spawn(run());
 }
 
-void JobNotifyExecutor::execute(DataChangedEventListener& listener, DataChangedEvent event) {
+void JobNotifyExecutor::execute(DataChangedEventListener& listener, std::shared_ptr<const DataChangedEvent> event) {
+  ELECTSIM_ASSERT(event != nullptr);
   if (shutdown_) return;  // RejectedExecutionException, logged by Curator's listener container
   bool queued = queue_.push(Work{&listener, std::move(event)});
   ELECTSIM_ASSERT_MSG(queued, "ListenerNotify-" + jobName_ + " has " + std::to_string(queue_max) + " events queued");
@@ -45,7 +46,7 @@ sim::Task<void> JobNotifyExecutor::run() {
     if (shutdown_ && queue_.empty()) co_return;  // the pool terminates once drained
     Work work = co_await queue_.pop();
     try {
-      co_await work.listener->onChange(std::move(work.event));
+      co_await work.listener->onChange(*work.event);
     } catch (const ElasticJobException& error) {
       // ThreadPoolExecutor: the task's exception is printed and the worker replaced.
       node_.sim().trace().emit(node_.id(), "job.error",

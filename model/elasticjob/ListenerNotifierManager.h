@@ -34,7 +34,7 @@ class JobNotifyExecutor {
 
   void start();
   // executor.execute(() -> listener.onChange(event)).
-  void execute(DataChangedEventListener& listener, DataChangedEvent event);
+  void execute(DataChangedEventListener& listener, std::shared_ptr<const DataChangedEvent> event);
   void shutdown();
   bool isShutdown() const { return shutdown_; }
   std::size_t pending() const { return queue_.size(); }
@@ -42,7 +42,7 @@ class JobNotifyExecutor {
  private:
   struct Work {
     DataChangedEventListener* listener = nullptr;
-    DataChangedEvent event;
+    std::shared_ptr<const DataChangedEvent> event;  // shared by the listeners of one change
   };
   sim::Task<void> run();
 

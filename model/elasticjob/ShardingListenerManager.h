@@ -20,10 +20,11 @@ class ShardingTotalCountChangedJobListener final : public DataChangedEventListen
  public:
   ShardingTotalCountChangedJobListener(JobEnvironment& env, const JobPaths& paths, ShardingService& shardingService)
       : env_(env), paths_(paths), shardingService_(shardingService) {}
-  sim::Task<void> onChange(DataChangedEvent event) override;
+  sim::Eager<void> onChange(const DataChangedEvent& event) override;
   std::string_view name() const override { return "ShardingTotalCountChangedJobListener"; }
 
  private:
+  sim::Task<void> setReshardingFlag(int newShardingTotalCount);  // and remember the new count
   JobEnvironment& env_;
   const JobPaths& paths_;
   ShardingService& shardingService_;
@@ -34,10 +35,11 @@ class ListenServersChangedJobListener final : public DataChangedEventListener {
   ListenServersChangedJobListener(JobEnvironment& env, const JobPaths& paths, ConfigurationService& configService,
                                   ShardingService& shardingService)
       : env_(env), paths_(paths), configService_(configService), shardingService_(shardingService) {}
-  sim::Task<void> onChange(DataChangedEvent event) override;
+  sim::Eager<void> onChange(const DataChangedEvent& event) override;
   std::string_view name() const override { return "ListenServersChangedJobListener"; }
 
  private:
+  sim::Task<void> setReshardingFlagUnlessStatic();  // onChange once the event is a membership change
   JobEnvironment& env_;
   const JobPaths& paths_;
   ConfigurationService& configService_;

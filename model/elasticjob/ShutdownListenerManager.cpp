@@ -4,12 +4,16 @@
 
 namespace elasticjob {
 
-sim::Task<void> InstanceShutdownStatusJobListener::onChange(DataChangedEvent event) {
-  if (env_.registry.isShutdown(env_.jobName())) co_return;
+sim::Eager<void> InstanceShutdownStatusJobListener::onChange(const DataChangedEvent& event) {
+  if (env_.registry.isShutdown(env_.jobName())) return sim::Eager<void>::done();
   JobScheduleController* controller = env_.registry.getJobScheduleController(env_.jobName());
   ELECTSIM_ASSERT(controller != nullptr);
-  if (controller->isPaused()) co_return;
-  if (!paths_.isLocalInstancePath(event.key) || event.type != DataChangedEvent::Type::DELETED) co_return;
+  if (controller->isPaused()) return sim::Eager<void>::done();
+  if (!paths_.isLocalInstancePath(event.key) || event.type != DataChangedEvent::Type::DELETED) return sim::Eager<void>::done();
+  return shutdownUnlessReconnected();
+}
+
+sim::Task<void> InstanceShutdownStatusJobListener::shutdownUnlessReconnected() {
   bool reconnected = co_await instanceService_.isLocalJobInstanceExisted();  // isReconnectedRegistryCenter()
   if (reconnected) co_return;
   co_await schedulerFacade_.shutdownInstance();

@@ -16,10 +16,11 @@ class InstanceShutdownStatusJobListener final : public DataChangedEventListener 
  public:
   InstanceShutdownStatusJobListener(JobEnvironment& env, const JobPaths& paths, InstanceService& instanceService, SchedulerFacade& schedulerFacade)
       : env_(env), paths_(paths), instanceService_(instanceService), schedulerFacade_(schedulerFacade) {}
-  sim::Task<void> onChange(DataChangedEvent event) override;
+  sim::Eager<void> onChange(const DataChangedEvent& event) override;
   std::string_view name() const override { return "InstanceShutdownStatusJobListener"; }
 
  private:
+  sim::Task<void> shutdownUnlessReconnected();  // onChange once our own instance node is gone
   JobEnvironment& env_;
   const JobPaths& paths_;
   InstanceService& instanceService_;

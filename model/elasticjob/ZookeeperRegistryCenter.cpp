@@ -114,12 +114,12 @@ const ZookeeperRegistryCenter::CacheEntry* ZookeeperRegistryCenter::findCuratorC
   return nullptr;
 }
 
-sim::Task<std::optional<std::string>> ZookeeperRegistryCenter::get(std::string key) {
+sim::Eager<std::optional<std::string>> ZookeeperRegistryCenter::get(std::string key) {
   CacheEntry* entry = findCuratorCache(key);
   if (entry != nullptr) {
-    if (const curator::ChildData* inCache = entry->cache->find(fullPathView(key))) co_return inCache->data;
+    if (const curator::ChildData* inCache = entry->cache->find(fullPathView(key))) return std::optional<std::string>(inCache->data);
   }
-  co_return co_await getDirectly(std::move(key));
+  return getDirectly(std::move(key));
 }
 
 const std::string* ZookeeperRegistryCenter::getCachedOnly(std::string_view key) const {
@@ -261,8 +261,8 @@ void ZookeeperRegistryCenter::watch(const std::string& key, DataChangedEventList
   DataChangedEventListener* target = &listener;
   JobNotifyExecutor* notify = &executor;
   curator::CuratorCacheListener cacheListener;
-  cacheListener.event = [this, target, notify](curator::CuratorCacheListener::Type curatorType, const curator::ChildData* oldData,
-                                               const curator::ChildData* newData) {
+  cacheListener.event = [this, cache, target, notify](curator::CuratorCacheListener::Type curatorType, const curator::ChildData* oldData,
+                                                      const curator::ChildData* newData) {
     if (oldData == nullptr && newData == nullptr) return;
     DataChangedEvent::Type type = DataChangedEvent::Type::IGNORED;
     switch (curatorType) {
@@ -273,7 +273,12 @@ void ZookeeperRegistryCenter::watch(const std::string& key, DataChangedEventList
     const curator::ChildData* data = type == DataChangedEvent::Type::DELETED ? oldData : newData;
     ELECTSIM_ASSERT(data != nullptr);
     if (data->path.empty()) return;
-    notify->execute(*target, DataChangedEvent(type, fromFullPath(data->path), data->data));
+    if (lastEvent_ == nullptr || lastEventCache_ != cache || lastEventSequence_ != cache->changeSequence()) {
+      lastEvent_ = std::make_shared<const DataChangedEvent>(type, fromFullPath(data->path), data->data);
+      lastEventCache_ = cache;
+      lastEventSequence_ = cache->changeSequence();
+    }
+    notify->execute(*target, lastEvent_);
   };
   std::uint64_t id = cache->addListener(std::move(cacheListener));
   dataListeners_.push_back(DataListenerEntry{key, id});

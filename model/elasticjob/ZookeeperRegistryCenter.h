@@ -46,6 +46,7 @@
 #include "model/elasticjob/DataChangedEvent.h"
 #include "model/elasticjob/ListenerNotifierManager.h"
 #include "model/elasticjob/TransactionOperation.h"
+#include "sim/eager.h"
 
 namespace elasticjob {
 
@@ -84,7 +85,8 @@ class ZookeeperRegistryCenter {
   // close(): every cache closed, 500 ms (waitForCacheClose), then the client (closeSession).
   sim::Task<void> close();
 
-  sim::Task<std::optional<std::string>> get(std::string key);
+  // Through the cache: a hit is answered without a coroutine (sim/eager.h), a miss reads directly.
+  sim::Eager<std::optional<std::string>> get(std::string key);
   sim::Task<std::optional<std::string>> getDirectly(std::string key);
   sim::Task<std::vector<std::string>> getChildrenKeys(std::string key);
   sim::Task<bool> isExisted(std::string key);
@@ -155,6 +157,12 @@ class ZookeeperRegistryCenter {
   std::vector<DataListenerEntry> dataListeners_;
   std::vector<ConnStateListenerEntry> connStateListeners_;
   sim::Queue<RegistryCenterState> stateQueue_;
+  // The event of the cache change the data listeners are being told of: Java builds one
+  // DataChangedEvent per listener, all equal; here they share one (read-only) object. Caches live as
+  // long as the registry centre, so a cache's address names it for that whole time.
+  const curator::CuratorCache* lastEventCache_ = nullptr;
+  std::uint64_t lastEventSequence_ = 0;
+  std::shared_ptr<const DataChangedEvent> lastEvent_;
 };
 
 }  // namespace elasticjob

@@ -36,23 +36,29 @@ sim::Task<Code> SimulatedZooKeeper::deleteNode(std::string path, std::int32_t ve
 }
 
 sim::Task<StatResult> SimulatedZooKeeper::exists(std::string path, Watcher watcher) {
-  ClientRequest request = makeRequest(OpCode::exists, path);
-  request.watch = static_cast<bool>(watcher);
-  ClientReply reply = co_await cnxn_->submitRequest(std::move(request), watchFor(WatchRegistration::Kind::exists, path, std::move(watcher)));
+  // The registration first: it copies the path only for a watch, and the request takes the path.
+  WatchRegistration registration = watchFor(WatchRegistration::Kind::exists, path, std::move(watcher));
+  ClientRequest request = makeRequest(OpCode::exists, std::move(path));
+  request.watch = registration.kind != WatchRegistration::Kind::none;
+  ClientReply reply = co_await cnxn_->submitRequest(std::move(request), std::move(registration));
   co_return StatResult{reply.err, reply.stat};
 }
 
 sim::Task<DataResult> SimulatedZooKeeper::getData(std::string path, Watcher watcher) {
-  ClientRequest request = makeRequest(OpCode::get_data, path);
-  request.watch = static_cast<bool>(watcher);
-  ClientReply reply = co_await cnxn_->submitRequest(std::move(request), watchFor(WatchRegistration::Kind::data, path, std::move(watcher)));
+  // The registration first: it copies the path only for a watch, and the request takes the path.
+  WatchRegistration registration = watchFor(WatchRegistration::Kind::data, path, std::move(watcher));
+  ClientRequest request = makeRequest(OpCode::get_data, std::move(path));
+  request.watch = registration.kind != WatchRegistration::Kind::none;
+  ClientReply reply = co_await cnxn_->submitRequest(std::move(request), std::move(registration));
   co_return DataResult{reply.err, std::move(reply.data), reply.stat};
 }
 
 sim::Task<ChildrenResult> SimulatedZooKeeper::getChildren(std::string path, Watcher watcher) {
-  ClientRequest request = makeRequest(OpCode::get_children, path);
-  request.watch = static_cast<bool>(watcher);
-  ClientReply reply = co_await cnxn_->submitRequest(std::move(request), watchFor(WatchRegistration::Kind::child, path, std::move(watcher)));
+  // The registration first: it copies the path only for a watch, and the request takes the path.
+  WatchRegistration registration = watchFor(WatchRegistration::Kind::child, path, std::move(watcher));
+  ClientRequest request = makeRequest(OpCode::get_children, std::move(path));
+  request.watch = registration.kind != WatchRegistration::Kind::none;
+  ClientReply reply = co_await cnxn_->submitRequest(std::move(request), std::move(registration));
   co_return ChildrenResult{reply.err, std::move(reply.children), reply.stat};
 }
 
