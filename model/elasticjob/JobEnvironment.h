@@ -32,6 +32,11 @@ struct JobEnvironment {
     const JobInstance* instance = registry.getJobInstance(jobName());
     return instance == nullptr ? std::string() : instance->jobInstanceId;
   }
+  // The same without a copy: valid until the registry changes (for comparisons made at once).
+  std::string_view localInstanceIdView() const {
+    const JobInstance* instance = registry.getJobInstance(jobName());
+    return instance == nullptr ? std::string_view() : std::string_view(instance->jobInstanceId);
+  }
   std::string localIp() const {
     const JobInstance* instance = registry.getJobInstance(jobName());
     return instance == nullptr ? std::string() : std::string(instance->getServerIp());

@@ -50,7 +50,7 @@ sim::Eager<bool> LeaderService::isLeader() {
   // getJobNodeData goes through the cache: a cached leader node is answered at once, as
   // ZookeeperRegistryCenter.get answers it, with no coroutine.
   if (const std::string* cachedLeader = env_.storage.getCachedOnly(LeaderNode::INSTANCE)) {
-    bool answer = *cachedLeader == env_.localInstanceId();
+    bool answer = *cachedLeader == env_.localInstanceIdView();
     refreshBelief();
     return answer;
   }
@@ -82,7 +82,7 @@ void LeaderService::onLeaderNodeCached(DataChangedEvent::Type type, const std::s
 bool LeaderService::computeBelief() const {
   if (env_.registry.isShutdown(env_.jobName())) return false;
   const std::string* cached = env_.storage.getCachedOnly(LeaderNode::INSTANCE);
-  if (cached) return *cached == env_.localInstanceId();
+  if (cached) return *cached == env_.localInstanceIdView();
   return directView_;
 }
 

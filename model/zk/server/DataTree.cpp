@@ -193,7 +193,7 @@ Code DataTree::deleteNode(const std::string& path, Zxid zxid, std::vector<FiredW
   }
 
   // A connection holding both a data and a child watch on the path hears NodeDeleted once.
-  const std::set<WatcherId> processed = dataWatches_.triggerWatch(path, EventType::node_deleted, nullptr, fired);
+  const WatcherSet processed = dataWatches_.triggerWatch(path, EventType::node_deleted, nullptr, fired);
   childWatches_.triggerWatch(path, EventType::node_deleted, &processed, fired);
   childWatches_.triggerWatch(watchPathOfParent(parts.parent), EventType::node_children_changed, nullptr, fired);
   return Code::ok;

@@ -36,7 +36,7 @@ void WatchManager::removeWatcher(WatcherId watcher) {
   watch2Paths_.erase(paths);
 }
 
-void WatchManager::triggerPath(std::string_view localPath, bool atParent, EventType type, std::set<WatcherId>& watchers) {
+void WatchManager::triggerPath(std::string_view localPath, bool atParent, EventType type, WatcherSet& watchers) {
   auto entry = watchTable_.find(localPath);
   if (entry == watchTable_.end()) return;
   std::set<WatcherId>& pathWatchers = entry->second;
@@ -73,12 +73,11 @@ void WatchManager::triggerPath(std::string_view localPath, bool atParent, EventT
   if (pathWatchers.empty()) watchTable_.erase(entry);
 }
 
-std::set<WatcherId> WatchManager::triggerWatch(const std::string& path, EventType type,
-                                               const std::set<WatcherId>* suppress,
-                                               std::vector<FiredWatch>* fired) {
+WatcherSet WatchManager::triggerWatch(const std::string& path, EventType type, const WatcherSet* suppress,
+                                      std::vector<FiredWatch>* fired) {
   ELECTSIM_ASSERT(type != EventType::none);
   ELECTSIM_ASSERT(!path.empty() && path.front() == '/');
-  std::set<WatcherId> watchers;
+  WatcherSet watchers;
   triggerPath(path, false, type, watchers);
   if (recursiveWatchQty_ > 0) {
     // PathParentIterator.forAll: the path, then each parent up to "/" (views of `path`: no copy).

@@ -23,12 +23,18 @@
 #include <string_view>
 #include <vector>
 
+#include <boost/container/flat_set.hpp>
+#include <boost/container/small_vector.hpp>
+
 #include "model/zk/types.h"
 
 namespace zk {
 
 // A server connection id: what Java's WatchManager keys its tables by (the ServerCnxn).
 using WatcherId = std::uint64_t;
+// The connections one trigger fired: ordered as a std::set would be, and kept inline while there are
+// few (every write triggers, and a handful of connections watch any one path).
+using WatcherSet = boost::container::flat_set<WatcherId, std::less<WatcherId>, boost::container::small_vector<WatcherId, 8>>;
 
 // org.apache.zookeeper.server.watch.WatcherMode.
 enum class WatcherMode : std::uint8_t { standard, persistent, persistent_recursive };
@@ -59,8 +65,7 @@ class WatchManager {
   // every watcher that fired, so a caller can suppress a second notification to the same
   // connections (deleteNode's NodeDeleted on the child table). `fired` may be null: the
   // watches are consumed and nobody hears of it.
-  std::set<WatcherId> triggerWatch(const std::string& path, EventType type, const std::set<WatcherId>* suppress,
-                                   std::vector<FiredWatch>* fired);
+  WatcherSet triggerWatch(const std::string& path, EventType type, const WatcherSet* suppress, std::vector<FiredWatch>* fired);
 
   bool containsWatcher(std::string_view path, WatcherId watcher) const;
   // The connection's mode on the path; standard if it does not watch it.
@@ -79,7 +84,7 @@ class WatchManager {
  private:
   // Fires and consumes the watches of one path of the walk; `atParent`: a parent of the event's
   // path, where only recursive watches fire.
-  void triggerPath(std::string_view localPath, bool atParent, EventType type, std::set<WatcherId>& watchers);
+  void triggerPath(std::string_view localPath, bool atParent, EventType type, WatcherSet& watchers);
 
   bool keepAfterTrigger_ = false;
   std::map<std::string, std::set<WatcherId>, std::less<>> watchTable_;
