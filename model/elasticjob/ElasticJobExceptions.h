@@ -25,7 +25,10 @@ class RegException : public ElasticJobException {
  public:
   RegException(zk::Code code, const std::string& operation)
       : ElasticJobException("RegException: " + std::string(zk::code_name(code)) + " in " + operation), code_(code) {}
-  zk::Code code() const { return code_; }
+  // RegExceptionHandler.handleException(cause) for a cause that is not ZooKeeper's: `new
+  // RegException(cause)` (executeInLeader's catch of whatever its callback threw).
+  explicit RegException(const std::exception& cause) : ElasticJobException(std::string("RegException: ") + cause.what()), code_(zk::Code::ok) {}
+  zk::Code code() const { return code_; }  // ok for a wrapped cause
 
  private:
   zk::Code code_;
@@ -40,6 +43,17 @@ class JobConfigurationException : public ElasticJobException {
 // JobSystemException: what escapes a job execution otherwise (a sharding strategy that throws,
 // IndexOutOfBoundsException of ROUND_ROBIN with a MIN_VALUE hash).
 class JobSystemException : public ElasticJobException {
+ public:
+  using ElasticJobException::ElasticJobException;
+};
+
+// A stand-in for java.lang.NullPointerException where ElasticJob dereferences
+// JobRegistry.getJobInstance(jobName) after the job was shut down (InstanceService.persistOnline,
+// LeaderElectionExecutionCallback.execute). Java's NPE is no ElasticJobException, but every thread
+// top that catches ElasticJobException here logs and survives an NPE the same way in Java (a
+// ThreadPoolExecutor worker, Curator's listener loop), and on the start-up thread both reach the
+// application, which fails to start.
+class NullPointerException : public ElasticJobException {
  public:
   using ElasticJobException::ElasticJobException;
 };

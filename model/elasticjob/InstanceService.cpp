@@ -1,5 +1,7 @@
 #include "model/elasticjob/InstanceService.h"
 
+#include "model/elasticjob/ElasticJobExceptions.h"
+
 namespace elasticjob {
 
 std::string InstanceService::marshal(const JobInstance& instance) {
@@ -20,7 +22,9 @@ std::optional<JobInstance> InstanceService::unmarshal(std::string_view yaml) {
 
 sim::Task<void> InstanceService::persistOnline() {
   const JobInstance* local = env_.registry.getJobInstance(env_.jobName());
-  if (local == nullptr) co_return;  // Java: a NullPointerException in a shut-down job; nothing written
+  // InstanceNode.getLocalInstancePath: getJobInstance(jobName).getJobInstanceId() of a job shut down
+  // meanwhile. On the start-up thread this fails the application's start.
+  if (local == nullptr) throw NullPointerException("NullPointerException: InstanceService.persistOnline of shut-down job " + env_.jobName());
   std::string value = marshal(*local);
   co_await env_.storage.fillEphemeralJobNode(InstanceNode::getInstancePath(local->jobInstanceId), std::move(value));
 }

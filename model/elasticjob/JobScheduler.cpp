@@ -1,5 +1,7 @@
 #include "model/elasticjob/JobScheduler.h"
 
+#include "model/elasticjob/ElasticJobExceptions.h"
+
 namespace elasticjob {
 
 JobScheduler::JobScheduler(sim::Node& node, ZookeeperRegistryCenter& regCenter, JobRegistry& registry, JobSettings settings,
@@ -69,10 +71,9 @@ void JobScheduler::schedule() {
   if (!controller_.getNextFireTime()) {
     // The job was shut down while it was starting (InstanceShutdownStatusJobListener, or the
     // operator): Quartz refuses a shut-down scheduler (SchedulerException "The Scheduler has been
-    // shutdown.", wrapped in a JobSystemException that ends the application's schedule() call).
-    node_.sim().trace().emit(node_.id(), "job.error",
-                             {{"job", jobName()}, {"where", "JobScheduleController.scheduleJob"}, {"message", "The Scheduler has been shutdown."}});
-    return;
+    // shutdown."), and JobScheduleController.scheduleJob wraps it in a JobSystemException that
+    // ends the application's schedule() call: the application fails to start.
+    throw JobSystemException("JobSystemException: The Scheduler has been shutdown. (scheduling " + jobName() + ")");
   }
   node_.sim().trace().emit(node_.id(), "job.scheduled",
                            {{"job", jobName()}, {"id", jobInstanceId_}, {"next_fire", sim::nanos(controller_.getNextFireTime().value())}});

@@ -1,5 +1,7 @@
 #include "model/elasticjob/LeaderService.h"
 
+#include "model/elasticjob/ElasticJobExceptions.h"
+
 namespace elasticjob {
 
 LeaderService::LeaderService(JobEnvironment& env, ServerService& serverService, std::string localInstanceId)
@@ -20,7 +22,10 @@ sim::Task<void> LeaderService::LeaderElectionExecutionCallback::execute() {
     if (hasLeader) co_return;
   }
   std::string localId = env.localInstanceId();
-  if (localId.empty()) co_return;  // shut down meanwhile: Java would throw a NullPointerException here
+  // getJobInstance(jobName).getJobInstanceId() of a job shut down meanwhile; executeInLeader wraps it
+  // in a RegException. There is no isShutdown check: a job shut down after this read still creates
+  // the node (docs/elasticjob-model.md, "A leader node created during shutdownInstance").
+  if (localId.empty()) throw NullPointerException("NullPointerException: LeaderElectionExecutionCallback of shut-down job " + env.jobName());
   zk::Code code = co_await env.storage.fillEphemeralJobNode(std::string(LeaderNode::INSTANCE), localId);
   if (code == zk::Code::ok) {
     service_.directView_ = true;

@@ -226,7 +226,13 @@ sim::Task<void> ZookeeperRegistryCenter::executeInLeader(std::string key, Leader
   // await() throws EOFException when the latch is not STARTED; nothing closes it meanwhile, except
   // the client closing under it, which is a RegException (handleException's rethrow) in Java.
   if (!leads) throw RegException(zk::Code::session_expired, "executeInLeader await " + key);
-  co_await callback.execute();
+  try {
+    co_await callback.execute();
+  } catch (const RegException&) {
+    throw;
+  } catch (const ElasticJobException& error) {
+    throw RegException(error);  // catch (final Exception ex) { handleException(ex); }
+  }
   latch->close();
 }
 
