@@ -21,6 +21,29 @@
 
 namespace sim {
 
+namespace detail {
+
+// The awaiter of both Eager<T> and Eager<void>: the ready answer, or the Task's own awaiter.
+template <class E, class T>
+struct EagerAwaiter {
+  using TaskAwaiter = decltype(std::declval<Task<T>>().operator co_await());
+  E& self;
+  std::optional<TaskAwaiter> inner;
+
+  bool await_ready() noexcept {
+    if (self.ready()) return true;
+    inner.emplace(std::move(self.task_).operator co_await());
+    return false;
+  }
+  std::coroutine_handle<> await_suspend(std::coroutine_handle<> caller) noexcept { return inner->await_suspend(caller); }
+  T await_resume() {
+    if (!inner) return self.take();
+    return inner->await_resume();
+  }
+};
+
+}  // namespace detail
+
 template <class T>
 class [[nodiscard]] Eager {
  public:
@@ -39,26 +62,10 @@ class [[nodiscard]] Eager {
     return std::move(*ready_);
   }
 
-  auto operator co_await() && noexcept {
-    using TaskAwaiter = decltype(std::declval<Task<T>>().operator co_await());
-    struct Awaiter {
-      Eager& self;
-      std::optional<TaskAwaiter> inner;
-      bool await_ready() noexcept {
-        if (self.ready_) return true;
-        inner.emplace(std::move(self.task_).operator co_await());
-        return false;
-      }
-      std::coroutine_handle<> await_suspend(std::coroutine_handle<> caller) noexcept { return inner->await_suspend(caller); }
-      T await_resume() {
-        if (self.ready_) return std::move(*self.ready_);
-        return inner->await_resume();
-      }
-    };
-    return Awaiter{*this, std::nullopt};
-  }
+  auto operator co_await() && noexcept { return detail::EagerAwaiter<Eager, T>{*this, std::nullopt}; }
 
  private:
+  friend struct detail::EagerAwaiter<Eager, T>;
   std::optional<T> ready_;
   Task<T> task_;
 };
@@ -76,26 +83,12 @@ class [[nodiscard]] Eager<void> {
   Eager& operator=(const Eager&) = delete;
 
   bool ready() const { return !task_.valid(); }
+  void take() { ELECTSIM_ASSERT(ready()); }
 
-  auto operator co_await() && noexcept {
-    using TaskAwaiter = decltype(std::declval<Task<void>>().operator co_await());
-    struct Awaiter {
-      Eager& self;
-      std::optional<TaskAwaiter> inner;
-      bool await_ready() noexcept {
-        if (self.ready()) return true;
-        inner.emplace(std::move(self.task_).operator co_await());
-        return false;
-      }
-      std::coroutine_handle<> await_suspend(std::coroutine_handle<> caller) noexcept { return inner->await_suspend(caller); }
-      void await_resume() {
-        if (inner) inner->await_resume();
-      }
-    };
-    return Awaiter{*this, std::nullopt};
-  }
+  auto operator co_await() && noexcept { return detail::EagerAwaiter<Eager, void>{*this, std::nullopt}; }
 
  private:
+  friend struct detail::EagerAwaiter<Eager, void>;
   Eager() = default;
   Task<void> task_;
 };

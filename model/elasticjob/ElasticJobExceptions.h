@@ -47,9 +47,10 @@ class JobSystemException : public ElasticJobException {
   using ElasticJobException::ElasticJobException;
 };
 
-// A stand-in for java.lang.NullPointerException where ElasticJob dereferences
+// A stand-in for java.lang.NullPointerException where ElasticJob dereferences what is not there:
 // JobRegistry.getJobInstance(jobName) after the job was shut down (InstanceService.persistOnline,
-// LeaderElectionExecutionCallback.execute). Java's NPE is no ElasticJobException, but every thread
+// LeaderElectionExecutionCallback.execute, ShardingService.getLocalShardingItems), or a missing
+// instance node (ShardingService.getShardingItems). Java's NPE is no ElasticJobException, but every thread
 // top that catches ElasticJobException here logs and survives an NPE the same way in Java (a
 // ThreadPoolExecutor worker, Curator's listener loop), and on the start-up thread both reach the
 // application, which fails to start.

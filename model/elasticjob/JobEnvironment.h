@@ -28,10 +28,7 @@ struct JobEnvironment {
   const std::string& jobName() const { return storage.getJobName(); }
   sim::Simulation& sim() const { return node.sim(); }
   // The local instance's id, or "" once the job is shut down (the registry entry is gone).
-  std::string localInstanceId() const {
-    const JobInstance* instance = registry.getJobInstance(jobName());
-    return instance == nullptr ? std::string() : instance->jobInstanceId;
-  }
+  std::string localInstanceId() const { return std::string(localInstanceIdView()); }
   // The same without a copy: valid until the registry changes (for comparisons made at once).
   std::string_view localInstanceIdView() const {
     const JobInstance* instance = registry.getJobInstance(jobName());

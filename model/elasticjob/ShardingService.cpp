@@ -145,9 +145,9 @@ sim::Task<ShardingResult> ShardingService::previousAssignment(int shardingTotalC
 sim::Task<std::vector<int>> ShardingService::getShardingItems(std::string jobInstanceId) {
   std::optional<std::string> data = co_await env_.storage.getJobNodeData(InstanceNode::getInstancePath(jobInstanceId));
   // YamlEngine.unmarshal(null, ...) throws a NullPointerException (not guarded in 3.0.4).
-  if (!data) throw JobSystemException("NullPointerException: no instance node for " + jobInstanceId);
+  if (!data) throw NullPointerException("NullPointerException: no instance node for " + jobInstanceId);
   std::optional<JobInstance> jobInstance = InstanceService::unmarshal(*data);
-  if (!jobInstance) throw JobSystemException("NullPointerException: unreadable instance node for " + jobInstanceId);
+  if (!jobInstance) throw NullPointerException("NullPointerException: unreadable instance node for " + jobInstanceId);
   bool available = co_await serverService_.isAvailableServer(std::string(jobInstance->getServerIp()));
   if (!available) co_return std::vector<int>{};
   JobConfiguration config = co_await configService_.load(true);
@@ -164,7 +164,8 @@ sim::Task<std::vector<int>> ShardingService::getLocalShardingItems() {
   bool available = co_await serverService_.isAvailableServer(env_.localIp());
   if (!available) co_return std::vector<int>{};
   std::string id = env_.localInstanceId();
-  if (id.empty()) co_return std::vector<int>{};  // shut down meanwhile
+  // getJobInstance(jobName).getJobInstanceId() of a job shut down during the availability check.
+  if (id.empty()) throw NullPointerException("NullPointerException: ShardingService.getLocalShardingItems of shut-down job " + env_.jobName());
   co_return co_await getShardingItems(std::move(id));
 }
 
