@@ -39,14 +39,33 @@ void EphemeralCleanup::on_event(const sim::TraceEvent& event) {
   }
 }
 
-bool WatchOnce::fires(const sim::TraceEvent& event, std::string_view path, Table table, std::string_view type, bool atParent) {
+namespace {
+bool isStrictAncestor(std::string_view ancestor, std::string_view path) {
+  if (ancestor == "/") return path != "/";
+  return path.size() > ancestor.size() && path.starts_with(ancestor) && path[ancestor.size()] == '/';
+}
+}  // namespace
+
+void WatchOnce::noteRecursive(sim::NodeId server, std::int64_t connection, std::string_view path, bool was, bool is) {
+  if (was == is) return;
+  std::vector<std::string>& paths = recursive_[{server, connection}];
+  if (is) {
+    paths.emplace_back(path);
+    return;
+  }
+  auto found = std::ranges::find(paths, path);
+  ELECTSIM_ASSERT(found != paths.end());
+  paths.erase(found);
+  if (paths.empty()) recursive_.erase({server, connection});
+}
+
+bool WatchOnce::fires(const sim::TraceEvent& event, std::string_view path, Table table, std::string_view type) {
   auto found = registered_.find(KeyView{event.node, event.integer("connection"), path, table});
   if (found == registered_.end()) return false;
   switch (found->second) {
     case Mode::persistent_recursive: return type != "NodeChildrenChanged";
-    case Mode::persistent: return !atParent;
+    case Mode::persistent: return true;
     case Mode::standard:
-      if (atParent) return false;
       registered_.erase(found);  // one event consumes every registration of that path and table
       return true;
   }
@@ -57,6 +76,7 @@ void WatchOnce::on_event(const sim::TraceEvent& event) {
   if (event.kind == "node.crash" || event.kind == "node.power_off") {
     // Connections (and their watches) die with the process.
     std::erase_if(registered_, [&](const auto& entry) { return entry.first.server == event.node; });
+    std::erase_if(recursive_, [&](const auto& entry) { return entry.first.first == event.node; });
     return;
   }
   if (event.kind == "watch.register") {
@@ -65,16 +85,17 @@ void WatchOnce::on_event(const sim::TraceEvent& event) {
     std::int64_t connection = event.integer("connection");
     auto set = [&](Table which, Mode mode) {
       auto found = registered_.find(KeyView{event.node, connection, path, which});
+      bool wasRecursive = found != registered_.end() && found->second == Mode::persistent_recursive;
       if (found != registered_.end()) {
-        found->second = mode;
+        found->second = mode;  // WatcherModeManager.setWatcherMode: the last registration's mode
       } else {
         registered_.emplace(Key{event.node, connection, std::string(path), which}, mode);
       }
+      if (which == Table::data) noteRecursive(event.node, connection, path, wasRecursive, mode == Mode::persistent_recursive);
     };
     if (table == "persistent" || table == "persistent_recursive") {
       // DataTree.addWatch: both tables.
       Mode mode = table == "persistent" ? Mode::persistent : Mode::persistent_recursive;
-      if (mode == Mode::persistent_recursive) recursive_++;
       set(Table::data, mode);
       set(Table::child, mode);
     } else {
@@ -94,20 +115,19 @@ void WatchOnce::on_event(const sim::TraceEvent& event) {
     had = found != registered_.end() && found->second == Mode::standard;
     if (had) registered_.erase(found);
   } else if (type == "NodeChildrenChanged") {
-    had = fires(event, path, Table::child, type, false);
+    had = fires(event, path, Table::child, type);
   } else if (type == "NodeDeleted") {
-    bool data = fires(event, path, Table::data, type, false);
-    bool child = fires(event, path, Table::child, type, false);
+    bool data = fires(event, path, Table::data, type);
+    bool child = fires(event, path, Table::child, type);
     had = data || child;
   } else {
-    had = fires(event, path, Table::data, type, false);
+    had = fires(event, path, Table::data, type);
   }
-  if (recursive_ > 0 && type != "NodeChildrenChanged" && table.empty()) {
-    // A recursive watch on a parent (registered in the data table as in both).
-    std::string_view parent = path;
-    while (parent != "/" && !parent.empty()) {
-      parent = parent.substr(0, std::max<std::size_t>(parent.rfind('/'), 1));
-      if (fires(event, parent, Table::data, type, true)) had = true;
+  if (!had && type != "NodeChildrenChanged" && table.empty()) {
+    // A recursive watch on an ancestor (registered in the data table as in both). Looking there
+    // consumes nothing, so it is needed only while no watch has been found.
+    if (auto watching = recursive_.find({event.node, connection}); watching != recursive_.end()) {
+      had = std::ranges::any_of(watching->second, [&](const std::string& root) { return isStrictAncestor(root, path); });
     }
   }
   if (!had) {

@@ -14,6 +14,8 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "properties/Property.h"
 
@@ -61,12 +63,16 @@ class WatchOnce final : public Property {
              std::forward_as_tuple(b.server, b.connection, b.table, std::string_view(b.path));
     }
   };
-  // Whether `table`'s watch of the connection on `path` hears of the event (consuming a one-shot).
-  bool fires(const sim::TraceEvent& event, std::string_view path, Table table, std::string_view type, bool atParent);
+  // Whether `table`'s watch of the connection on exactly `path` hears of the event (consuming a
+  // one-shot).
+  bool fires(const sim::TraceEvent& event, std::string_view path, Table table, std::string_view type);
   // (server, connection, table, path) -> the mode of a watch not yet used up.
   std::map<Key, Mode, KeyOrder> registered_;
-  std::size_t recursive_ = 0;  // registrations ever made in recursive mode (0: no parent walk)
-  std::set<sim::NodeId> restarted_;
+  // (server, connection) -> the paths it watches recursively: the data-table keys of registered_
+  // in persistent_recursive mode, so an event finds the recursive watches above its path with one
+  // lookup instead of one per ancestor.
+  std::map<std::pair<sim::NodeId, std::int64_t>, std::vector<std::string>> recursive_;
+  void noteRecursive(sim::NodeId server, std::int64_t connection, std::string_view path, bool was, bool is);
 };
 
 }  // namespace properties

@@ -248,18 +248,19 @@ class Future {
       return future_.get();
     }
 
-   private:
+   protected:
     WaitAwaiter<Future> wait_;
     Future& future_;
   };
 
-  // co_await future.wait(sim) -> T (rethrows the producer's exception).
+  // co_await future.wait(sim) -> T (rethrows the producer's exception). The value moves once, out
+  // of the shared state, not through an optional.
   struct ValueAwaiter : Awaiter {
     ValueAwaiter(Simulation& sim, Future& future) : Awaiter(sim, future, std::nullopt) {}
     T await_resume() {
-      std::optional<T> value = Awaiter::await_resume();
-      ELECTSIM_ASSERT(value.has_value());
-      return std::move(*value);
+      [[maybe_unused]] bool woken = this->wait_.await_resume();
+      ELECTSIM_ASSERT(woken);  // no deadline: only the value (or the exception) wakes it
+      return this->future_.get();
     }
   };
   ValueAwaiter wait(Simulation& sim) { return ValueAwaiter(sim, *this); }

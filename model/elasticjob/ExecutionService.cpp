@@ -6,7 +6,7 @@ sim::Task<void> ExecutionService::registerJobBegin(ShardingContexts shardingCont
   env_.registry.setJobRunning(env_.jobName(), true);
   JobConfiguration jobConfiguration = co_await configService_.load(true);
   if (!jobConfiguration.monitorExecution) co_return;
-  std::string jobInstanceId = env_.localInstanceId();
+  std::string jobInstanceId = env_.requireLocalInstanceId("ExecutionService.registerJobBegin");
   for (int each : shardingContexts.items) {
     if (jobConfiguration.failover) {
       co_await env_.storage.fillJobNode(ShardingNode::getRunningNode(each), jobInstanceId);

@@ -30,8 +30,8 @@ sim::Task<void> InstanceService::persistOnline() {
 }
 
 sim::Task<void> InstanceService::removeInstance() {
-  std::string id = env_.localInstanceId();
-  if (id.empty()) co_return;
+  // instanceNode.getLocalInstancePath(): unchecked in Java.
+  std::string id = env_.requireLocalInstanceId("InstanceService.removeInstance");
   co_await env_.storage.removeJobNodeIfExisted(InstanceNode::getInstancePath(id));
 }
 
@@ -50,8 +50,7 @@ sim::Task<std::vector<JobInstance>> InstanceService::getAvailableJobInstances() 
 }
 
 sim::Task<bool> InstanceService::isLocalJobInstanceExisted() {
-  std::string id = env_.localInstanceId();
-  if (id.empty()) co_return false;
+  std::string id = env_.requireLocalInstanceId("InstanceService.isLocalJobInstanceExisted");
   co_return co_await env_.storage.isJobNodeExisted(InstanceNode::getInstancePath(id));
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "model/elasticjob/ElasticJobBugs.h"
+#include "model/elasticjob/ElasticJobExceptions.h"
 #include "model/elasticjob/JobNodeStorage.h"
 #include "model/elasticjob/JobRegistry.h"
 #include "sim/node.h"
@@ -34,9 +35,18 @@ struct JobEnvironment {
     const JobInstance* instance = registry.getJobInstance(jobName());
     return instance == nullptr ? std::string_view() : std::string_view(instance->jobInstanceId);
   }
-  std::string localIp() const {
+  // JobRegistry.getInstance().getJobInstance(jobName).getJobInstanceId() and .getServerIp(): Java
+  // dereferences the entry without a check, so a job shut down under the caller throws there (the
+  // NullPointerException stand-in, naming `where`). Callers that check isShutdown at the same
+  // instant first, as Java's do, never reach the throw.
+  std::string requireLocalInstanceId(std::string_view where) const { return std::string(requireLocalInstance(where).jobInstanceId); }
+  std::string localIp() const { return std::string(requireLocalInstance("getServerIp").getServerIp()); }
+
+ private:
+  const JobInstance& requireLocalInstance(std::string_view where) const {
     const JobInstance* instance = registry.getJobInstance(jobName());
-    return instance == nullptr ? std::string() : std::string(instance->getServerIp());
+    if (instance == nullptr) throw NullPointerException("NullPointerException: " + std::string(where) + " of shut-down job " + jobName());
+    return *instance;
   }
 };
 

@@ -21,11 +21,10 @@ sim::Task<void> LeaderService::LeaderElectionExecutionCallback::execute() {
     bool hasLeader = co_await service_.hasLeader();
     if (hasLeader) co_return;
   }
-  std::string localId = env.localInstanceId();
-  // getJobInstance(jobName).getJobInstanceId() of a job shut down meanwhile; executeInLeader wraps it
-  // in a RegException. There is no isShutdown check: a job shut down after this read still creates
-  // the node (docs/elasticjob-model.md, "A leader node created during shutdownInstance").
-  if (localId.empty()) throw NullPointerException("NullPointerException: LeaderElectionExecutionCallback of shut-down job " + env.jobName());
+  // getJobInstance(jobName).getJobInstanceId() of a job shut down meanwhile throws; executeInLeader
+  // wraps it in a RegException. There is no isShutdown check: a job shut down after this read still
+  // creates the node (docs/elasticjob-model.md, "A leader node created during shutdownInstance").
+  std::string localId = env.requireLocalInstanceId("LeaderElectionExecutionCallback");
   zk::Code code = co_await env.storage.fillEphemeralJobNode(std::string(LeaderNode::INSTANCE), localId);
   if (code == zk::Code::ok) {
     service_.directView_ = true;

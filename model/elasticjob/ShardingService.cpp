@@ -163,9 +163,8 @@ sim::Task<std::vector<int>> ShardingService::getLocalShardingItems() {
   if (env_.registry.isShutdown(env_.jobName())) co_return std::vector<int>{};
   bool available = co_await serverService_.isAvailableServer(env_.localIp());
   if (!available) co_return std::vector<int>{};
-  std::string id = env_.localInstanceId();
-  // getJobInstance(jobName).getJobInstanceId() of a job shut down during the availability check.
-  if (id.empty()) throw NullPointerException("NullPointerException: ShardingService.getLocalShardingItems of shut-down job " + env_.jobName());
+  // getJobInstance(jobName).getJobInstanceId() of a job shut down during the availability check throws.
+  std::string id = env_.requireLocalInstanceId("ShardingService.getLocalShardingItems");
   co_return co_await getShardingItems(std::move(id));
 }
 

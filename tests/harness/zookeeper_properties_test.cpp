@@ -85,6 +85,32 @@ TEST_F(WatchOnce, APersistentWatchCoversNothingBelowItsPath) {
   EXPECT_EQ(property.verdict(), properties::Verdict::violated);
 }
 
+// A recursive watch covers the paths below it, not the paths that merely start with its name.
+TEST_F(WatchOnce, ARecursiveWatchCoversDescendantsOnly) {
+  bench.registered("/j", "persistent_recursive");
+  bench.fired("/j/a", "NodeCreated");
+  EXPECT_EQ(property.verdict(), properties::Verdict::held) << firstViolation();
+  bench.fired("/jx", "NodeCreated");
+  EXPECT_EQ(property.verdict(), properties::Verdict::violated);
+}
+
+// Its watches go with the server's process.
+TEST_F(WatchOnce, ARecursiveWatchDiesWithItsServer) {
+  bench.registered("/j", "persistent_recursive");
+  bench.sim.trace().emit(bench.zk1.id(), "node.crash", {});
+  bench.fired("/j/a", "NodeCreated");
+  EXPECT_EQ(property.verdict(), properties::Verdict::violated);
+}
+
+// ZOOKEEPER-4466 again: a standard data watch set later on a recursively watched path takes the
+// data table's mode, so the nodes below are no longer covered.
+TEST_F(WatchOnce, AStandardRegistrationEndsARecursiveWatchsReachBelow) {
+  bench.registered("/j", "persistent_recursive");
+  bench.registered("/j", "data");
+  bench.fired("/j/a", "NodeCreated");
+  EXPECT_EQ(property.verdict(), properties::Verdict::violated);
+}
+
 // ZOOKEEPER-4466 (3.6 to 3.8): a standard watch set later on the same path and table makes the
 // persistent watch one-shot.
 TEST_F(WatchOnce, AStandardRegistrationAfterAPersistentOneIsUsedUpByOneEvent) {
