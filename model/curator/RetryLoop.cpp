@@ -28,11 +28,12 @@ sim::Eager<zk::Code> RetryLoop::beforeAttempt() {
 }
 
 sim::Task<zk::Code> RetryLoop::waitForConnection() {
-  if (!client_.isStarted()) co_return zk::Code::session_expired;
+  // Started at once by beforeAttempt's caller: the framework is started and not connected, and a
+  // foreground loop has not waited yet (beforeAttempt answered every other case).
+  ELECTSIM_ASSERT(client_.isStarted() && !(call_ == Call::foreground && waitedForConnection_));
   CuratorZookeeperClient& zookeeper = client_.getZookeeperClient();
   sim::Duration connectionTimeout = client_.config().connectionTimeout;
   if (call_ == Call::foreground) {
-    if (waitedForConnection_) co_return zk::Code::ok;
     waitedForConnection_ = true;
     sim::Instant deadline = client_.sim().now() + connectionTimeout;
     while (!zookeeper.isConnected() && client_.sim().now() < deadline && client_.isStarted()) {

@@ -48,9 +48,9 @@ class JobSystemException : public ElasticJobException {
 };
 
 // A stand-in for java.lang.NullPointerException where ElasticJob dereferences what is not there:
-// JobRegistry.getJobInstance(jobName) after the job was shut down (InstanceService.persistOnline,
-// LeaderElectionExecutionCallback.execute, ShardingService.getLocalShardingItems), or a missing
-// instance node (ShardingService.getShardingItems). Java's NPE is no ElasticJobException, but every thread
+// JobRegistry.getJobInstance(jobName) after the job was shut down (JobEnvironment's
+// requireLocalInstance and localIp, for every such unchecked read), or a missing instance node
+// (ShardingService.getShardingItems). Java's NPE is no ElasticJobException, but every thread
 // top that catches ElasticJobException here logs and survives an NPE the same way in Java (a
 // ThreadPoolExecutor worker, Curator's listener loop), and on the start-up thread both reach the
 // application, which fails to start.

@@ -1,7 +1,5 @@
 #include "model/elasticjob/InstanceService.h"
 
-#include "model/elasticjob/ElasticJobExceptions.h"
-
 namespace elasticjob {
 
 std::string InstanceService::marshal(const JobInstance& instance) {
@@ -21,12 +19,11 @@ std::optional<JobInstance> InstanceService::unmarshal(std::string_view yaml) {
 }
 
 sim::Task<void> InstanceService::persistOnline() {
-  const JobInstance* local = env_.registry.getJobInstance(env_.jobName());
   // InstanceNode.getLocalInstancePath: getJobInstance(jobName).getJobInstanceId() of a job shut down
-  // meanwhile. On the start-up thread this fails the application's start.
-  if (local == nullptr) throw NullPointerException("NullPointerException: InstanceService.persistOnline of shut-down job " + env_.jobName());
-  std::string value = marshal(*local);
-  co_await env_.storage.fillEphemeralJobNode(InstanceNode::getInstancePath(local->jobInstanceId), std::move(value));
+  // meanwhile throws. On the start-up thread this fails the application's start.
+  const JobInstance& local = env_.requireLocalInstance("InstanceService.persistOnline");
+  std::string value = marshal(local);
+  co_await env_.storage.fillEphemeralJobNode(InstanceNode::getInstancePath(local.jobInstanceId), std::move(value));
 }
 
 sim::Task<void> InstanceService::removeInstance() {

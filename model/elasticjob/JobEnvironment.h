@@ -41,8 +41,6 @@ struct JobEnvironment {
   // instant first, as Java's do, never reach the throw.
   std::string requireLocalInstanceId(std::string_view where) const { return std::string(requireLocalInstance(where).jobInstanceId); }
   std::string localIp() const { return std::string(requireLocalInstance("getServerIp").getServerIp()); }
-
- private:
   const JobInstance& requireLocalInstance(std::string_view where) const {
     const JobInstance* instance = registry.getJobInstance(jobName());
     if (instance == nullptr) throw NullPointerException("NullPointerException: " + std::string(where) + " of shut-down job " + jobName());

@@ -40,8 +40,9 @@ class JobNodeStorage {
   void addConnectionStateListener(ConnectionStateChangedEventListener& listener);
   void addDataListener(DataChangedEventListener& listener, JobNotifyExecutor& executor);
 
-  // The cache's value for node without reading ZooKeeper (tracing only), or null; valid until the
-  // cache changes. Asked after every leader-node event and belief check: no allocation.
+  // The cache's value for node without reading ZooKeeper, or null; valid until the cache changes.
+  // isLeader's answer when the cache holds the leader node, and the belief checks after every
+  // leader-node event: no allocation.
   const std::string* getCachedOnly(std::string_view node) const;
   ZookeeperRegistryCenter& getRegCenter() { return regCenter_; }
   const JobNodePath& getJobNodePath() const { return jobNodePath_; }

@@ -100,13 +100,6 @@ zk::Zxid ZookeeperRegistryCenter::getLastZxid() {
 
 // ---- reads ----
 
-ZookeeperRegistryCenter::CacheEntry* ZookeeperRegistryCenter::findCuratorCache(std::string_view key) {
-  for (CacheEntry& entry : caches_) {
-    if (!entry.evicted && key.starts_with(entry.key)) return &entry;
-  }
-  return nullptr;
-}
-
 const ZookeeperRegistryCenter::CacheEntry* ZookeeperRegistryCenter::findCuratorCache(std::string_view key) const {
   for (const CacheEntry& entry : caches_) {
     if (!entry.evicted && key.starts_with(entry.key)) return &entry;
@@ -115,10 +108,7 @@ const ZookeeperRegistryCenter::CacheEntry* ZookeeperRegistryCenter::findCuratorC
 }
 
 sim::Eager<std::optional<std::string>> ZookeeperRegistryCenter::get(std::string key) {
-  CacheEntry* entry = findCuratorCache(key);
-  if (entry != nullptr) {
-    if (const curator::ChildData* inCache = entry->cache->find(fullPathView(key))) return std::optional<std::string>(inCache->data);
-  }
+  if (const std::string* cached = getCachedOnly(key)) return std::optional<std::string>(*cached);
   return getDirectly(std::move(key));
 }
 

@@ -109,8 +109,8 @@ class ZookeeperRegistryCenter {
   void addConnectionStateChangedEventListener(const std::string& key, ConnectionStateChangedEventListener& listener);
   void removeConnStateListener(const std::string& key);
 
-  // For the trace and the tests only: what the job's cache holds for key (no ZooKeeper read), or
-  // null when the cache does not hold it. Valid until the cache changes.
+  // What the job's cache holds for key (no ZooKeeper read), or null when the cache does not hold
+  // it: get's answer on a hit, without building the Eager. Valid until the cache changes.
   const std::string* getCachedOnly(std::string_view key) const;
 
   curator::CuratorFramework& getClient() { return *client_; }
@@ -142,7 +142,6 @@ class ZookeeperRegistryCenter {
     ConnectionStateChangedEventListener* listener;
   };
 
-  CacheEntry* findCuratorCache(std::string_view key);
   const CacheEntry* findCuratorCache(std::string_view key) const;
   std::string fromFullPath(std::string_view path) const;
   void onConnectionStateChanged(curator::ConnectionState newState);

@@ -18,6 +18,16 @@ WatchRegistration watchFor(WatchRegistration::Kind kind, const std::string& path
   registration.watcher = std::move(watcher);
   return registration;
 }
+
+// A read that may leave a watch. The registration is made first: it copies the path only for a
+// watch, and the request then takes the path. The callee's Task is handed back, so this wrapper
+// costs no coroutine frame.
+sim::Task<ClientReply> submitRead(ClientCnxn& cnxn, OpCode type, WatchRegistration::Kind kind, std::string path, Watcher watcher) {
+  WatchRegistration registration = watchFor(kind, path, std::move(watcher));
+  ClientRequest request = makeRequest(type, std::move(path));
+  request.watch = registration.kind != WatchRegistration::Kind::none;
+  return cnxn.submitRequest(std::move(request), std::move(registration));
+}
 }  // namespace
 
 sim::Task<CreateResult> SimulatedZooKeeper::create(std::string path, std::string data, CreateMode mode) {
@@ -36,29 +46,17 @@ sim::Task<Code> SimulatedZooKeeper::deleteNode(std::string path, std::int32_t ve
 }
 
 sim::Task<StatResult> SimulatedZooKeeper::exists(std::string path, Watcher watcher) {
-  // The registration first: it copies the path only for a watch, and the request takes the path.
-  WatchRegistration registration = watchFor(WatchRegistration::Kind::exists, path, std::move(watcher));
-  ClientRequest request = makeRequest(OpCode::exists, std::move(path));
-  request.watch = registration.kind != WatchRegistration::Kind::none;
-  ClientReply reply = co_await cnxn_->submitRequest(std::move(request), std::move(registration));
+  ClientReply reply = co_await submitRead(*cnxn_, OpCode::exists, WatchRegistration::Kind::exists, std::move(path), std::move(watcher));
   co_return StatResult{reply.err, reply.stat};
 }
 
 sim::Task<DataResult> SimulatedZooKeeper::getData(std::string path, Watcher watcher) {
-  // The registration first: it copies the path only for a watch, and the request takes the path.
-  WatchRegistration registration = watchFor(WatchRegistration::Kind::data, path, std::move(watcher));
-  ClientRequest request = makeRequest(OpCode::get_data, std::move(path));
-  request.watch = registration.kind != WatchRegistration::Kind::none;
-  ClientReply reply = co_await cnxn_->submitRequest(std::move(request), std::move(registration));
+  ClientReply reply = co_await submitRead(*cnxn_, OpCode::get_data, WatchRegistration::Kind::data, std::move(path), std::move(watcher));
   co_return DataResult{reply.err, std::move(reply.data), reply.stat};
 }
 
 sim::Task<ChildrenResult> SimulatedZooKeeper::getChildren(std::string path, Watcher watcher) {
-  // The registration first: it copies the path only for a watch, and the request takes the path.
-  WatchRegistration registration = watchFor(WatchRegistration::Kind::child, path, std::move(watcher));
-  ClientRequest request = makeRequest(OpCode::get_children, std::move(path));
-  request.watch = registration.kind != WatchRegistration::Kind::none;
-  ClientReply reply = co_await cnxn_->submitRequest(std::move(request), std::move(registration));
+  ClientReply reply = co_await submitRead(*cnxn_, OpCode::get_children, WatchRegistration::Kind::child, std::move(path), std::move(watcher));
   co_return ChildrenResult{reply.err, std::move(reply.children), reply.stat};
 }
 
