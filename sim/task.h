@@ -58,22 +58,52 @@ struct FinalAwaiter {
 }  // namespace detail
 
 template <class T = void>
+class Task;
+
+namespace detail {
+
+// The promise of a Task<T>: the result as empty/value/exception, handed to the awaiter once.
+template <class T>
+struct TaskPromise : PromiseBase {
+  std::variant<std::monostate, T, std::exception_ptr> result;
+
+  Task<T> get_return_object();
+  FinalAwaiter<TaskPromise> final_suspend() noexcept { return {}; }
+  template <class U>
+  void return_value(U&& value) {
+    result.template emplace<1>(std::forward<U>(value));
+  }
+  void unhandled_exception() noexcept { result.template emplace<2>(std::current_exception()); }
+  std::exception_ptr take_error() noexcept { return result.index() == 2 ? std::get<2>(result) : std::exception_ptr{}; }
+  T take_result() {
+    if (result.index() == 2) std::rethrow_exception(std::get<2>(result));
+    ELECTSIM_ASSERT(result.index() == 1);
+    return std::move(std::get<1>(result));
+  }
+};
+
+template <>
+struct TaskPromise<void> : PromiseBase {
+  std::exception_ptr error;
+  bool finished = false;
+
+  Task<void> get_return_object();
+  FinalAwaiter<TaskPromise> final_suspend() noexcept { return {}; }
+  void return_void() noexcept { finished = true; }
+  void unhandled_exception() noexcept { error = std::current_exception(); }
+  std::exception_ptr take_error() noexcept { return std::exchange(error, {}); }
+  void take_result() {
+    if (error) std::rethrow_exception(error);
+    ELECTSIM_ASSERT(finished);
+  }
+};
+
+}  // namespace detail
+
+template <class T>
 class [[nodiscard]] Task {
  public:
-  struct promise_type : detail::PromiseBase {
-    std::variant<std::monostate, T, std::exception_ptr> result;
-
-    Task get_return_object() { return Task(std::coroutine_handle<promise_type>::from_promise(*this)); }
-    detail::FinalAwaiter<promise_type> final_suspend() noexcept { return {}; }
-    template <class U>
-    void return_value(U&& value) {
-      result.template emplace<1>(std::forward<U>(value));
-    }
-    void unhandled_exception() noexcept { result.template emplace<2>(std::current_exception()); }
-    std::exception_ptr take_error() noexcept {
-      return result.index() == 2 ? std::get<2>(result) : std::exception_ptr{};
-    }
-  };
+  using promise_type = detail::TaskPromise<T>;
 
   Task() = default;
   Task(Task&& other) noexcept : handle_(std::exchange(other.handle_, {})) {}
@@ -98,12 +128,7 @@ class [[nodiscard]] Task {
         callee.promise().continuation = caller;
         return callee;
       }
-      T await_resume() {
-        auto& result = callee.promise().result;
-        if (result.index() == 2) std::rethrow_exception(std::get<2>(result));
-        ELECTSIM_ASSERT(result.index() == 1);
-        return std::move(std::get<1>(result));
-      }
+      T await_resume() { return callee.promise().take_result(); }
     };
     ELECTSIM_ASSERT(handle_);
     return Awaiter{handle_};
@@ -113,6 +138,7 @@ class [[nodiscard]] Task {
   std::coroutine_handle<promise_type> release() { return std::exchange(handle_, {}); }
 
  private:
+  friend promise_type;
   explicit Task(std::coroutine_handle<promise_type> handle) : handle_(handle) {}
   void reset() {
     if (handle_) handle_.destroy();
@@ -121,61 +147,16 @@ class [[nodiscard]] Task {
   std::coroutine_handle<promise_type> handle_;
 };
 
-template <>
-class [[nodiscard]] Task<void> {
- public:
-  struct promise_type : detail::PromiseBase {
-    std::exception_ptr error;
-    bool finished = false;
+namespace detail {
 
-    Task get_return_object() { return Task(std::coroutine_handle<promise_type>::from_promise(*this)); }
-    detail::FinalAwaiter<promise_type> final_suspend() noexcept { return {}; }
-    void return_void() noexcept { finished = true; }
-    void unhandled_exception() noexcept { error = std::current_exception(); }
-    std::exception_ptr take_error() noexcept { return std::exchange(error, {}); }
-  };
+template <class T>
+Task<T> TaskPromise<T>::get_return_object() {
+  return Task<T>(std::coroutine_handle<TaskPromise>::from_promise(*this));
+}
+inline Task<void> TaskPromise<void>::get_return_object() {
+  return Task<void>(std::coroutine_handle<TaskPromise>::from_promise(*this));
+}
 
-  Task() = default;
-  Task(Task&& other) noexcept : handle_(std::exchange(other.handle_, {})) {}
-  Task& operator=(Task&& other) noexcept {
-    if (this != &other) {
-      reset();
-      handle_ = std::exchange(other.handle_, {});
-    }
-    return *this;
-  }
-  Task(const Task&) = delete;
-  Task& operator=(const Task&) = delete;
-  ~Task() { reset(); }
-
-  bool valid() const { return static_cast<bool>(handle_); }
-
-  auto operator co_await() && noexcept {
-    struct Awaiter {
-      std::coroutine_handle<promise_type> callee;
-      bool await_ready() const noexcept { return false; }
-      std::coroutine_handle<> await_suspend(std::coroutine_handle<> caller) noexcept {
-        callee.promise().continuation = caller;
-        return callee;
-      }
-      void await_resume() {
-        if (callee.promise().error) std::rethrow_exception(callee.promise().error);
-        ELECTSIM_ASSERT(callee.promise().finished);
-      }
-    };
-    ELECTSIM_ASSERT(handle_);
-    return Awaiter{handle_};
-  }
-
-  std::coroutine_handle<promise_type> release() { return std::exchange(handle_, {}); }
-
- private:
-  explicit Task(std::coroutine_handle<promise_type> handle) : handle_(handle) {}
-  void reset() {
-    if (handle_) handle_.destroy();
-    handle_ = {};
-  }
-  std::coroutine_handle<promise_type> handle_;
-};
+}  // namespace detail
 
 }  // namespace sim
