@@ -43,25 +43,30 @@ void ClientCnxn::trace_state(const char* state) {
   sim().trace().emit(owner_.id(), "client.state", {{"layer", "zookeeper"}, {"state", state}, {"session", sessionId_}, {"server", currentServer_}});
 }
 
-sim::Task<ClientReply> ClientCnxn::submitRequest(ClientRequest request, WatchRegistration watch) {
+ClientCnxn::ReplyAwaiter ClientCnxn::submitRequest(ClientRequest request, WatchRegistration watch) {
+  sim::Promise<ClientReply> promise;
+  sim::Future<ClientReply> reply = promise.get_future();
   if (state_ == States::closed) {
     ClientReply expired;
     expired.xid = request.xid;
     expired.err = Code::session_expired;
-    co_return expired;
+    promise.set_value(std::move(expired));
+    return ReplyAwaiter(sim(), std::move(reply));
   }
   request.xid = xid_++;
-  sim::Promise<ClientReply> promise;
-  sim::Future<ClientReply> reply = promise.get_future();
   // Made in its ring slot (no Outgoing temporary to move from): the request is a large value.
   outgoing_.emplace_back(std::move(request), std::move(promise), std::move(watch));
   if (state_ == States::connected) sendOutgoing();
+  return ReplyAwaiter(sim(), std::move(reply));
+}
+
+ClientReply ClientCnxn::ReplyAwaiter::await_resume() {
   try {
-    co_return co_await reply.wait(sim());
+    return wait_.await_resume();
   } catch (const sim::BrokenPromise&) {
     ClientReply lost;
     lost.err = Code::connection_loss;  // the handle went away with the request
-    co_return lost;
+    return lost;
   }
 }
 

@@ -20,9 +20,8 @@ WatchRegistration watchFor(WatchRegistration::Kind kind, const std::string& path
 }
 
 // A read that may leave a watch. The registration is made first: it copies the path only for a
-// watch, and the request then takes the path. The callee's Task is handed back, so this wrapper
-// costs no coroutine frame.
-sim::Task<ClientReply> submitRead(ClientCnxn& cnxn, OpCode type, WatchRegistration::Kind kind, std::string path, Watcher watcher) {
+// watch, and the request then takes the path.
+ClientCnxn::ReplyAwaiter submitRead(ClientCnxn& cnxn, OpCode type, WatchRegistration::Kind kind, std::string path, Watcher watcher) {
   WatchRegistration registration = watchFor(kind, path, std::move(watcher));
   ClientRequest request = makeRequest(type, std::move(path));
   request.watch = registration.kind != WatchRegistration::Kind::none;
