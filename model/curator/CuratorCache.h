@@ -31,6 +31,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -82,7 +83,6 @@ class CuratorCache {
   // TreeCache's name for the same read.
   std::optional<ChildData> getCurrentData(const std::string& path) const { return get(path); }
   std::size_t size() const { return storage_.size(); }
-  const std::map<std::string, ChildData, std::less<>>& stream() const { return storage_; }
   bool isInitialized() const { return initialized_; }
   const std::string& getPath() const { return path_; }
 
@@ -122,7 +122,16 @@ class CuratorCache {
   CuratorFramework& client_;
   std::string path_;
   State state_ = State::latent;
-  std::map<std::string, ChildData, std::less<>> storage_;  // CuratorCacheStorage.standard()
+  // CuratorCacheStorage.standard(): the nodes ordered by path. A set rather than a map from a copy
+  // of the path, so that each entry holds its path once (with 1,000 instances each caching the
+  // whole job, the entries are most of a run's memory).
+  struct ByPath {
+    using is_transparent = void;
+    bool operator()(const ChildData& a, const ChildData& b) const { return a.path < b.path; }
+    bool operator()(const ChildData& a, std::string_view b) const { return std::string_view(a.path) < b; }
+    bool operator()(std::string_view a, const ChildData& b) const { return a < std::string_view(b.path); }
+  };
+  std::set<ChildData, ByPath> storage_;
   std::unique_ptr<PersistentWatcher> persistentWatcher_;  // null: the one-shot emulation
   std::map<std::string, Watches> watches_;                // the one-shot emulation's watches
   // Shared, so that a call keeps its listener alive without copying it (the call may remove it).
