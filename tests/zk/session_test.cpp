@@ -116,6 +116,29 @@ TEST(Session, ADisconnectLongerThanTheTimeoutEndsInExpiredOnReconnect) {
   EXPECT_EQ(cluster.ensemble.server(1).getZkDb().getDataTree().getNode("/master"), nullptr);
 }
 
+TEST(Session, ARequestFailsWithConnectionLossOnADisconnectAndAtOnceWithSessionExpiredOnADeadHandle) {
+  Cluster cluster;
+  auto& owner = cluster.client("i1", 4s, [](ClientNode& self) -> sim::Task<void> {
+    co_await self.waitConnected();
+    co_await self.sim().sleep(5s);  // isolated meanwhile: the request waits on a silent server
+    zk::DataResult lost = co_await self.zk().getData("/", {});
+    self.record("getData " + std::string(zk::code_name(lost.code)));
+    while (!self.zk().closed()) co_await self.sim().sleep(100ms);
+    sim::Instant asked = self.sim().now();
+    zk::DataResult dead = co_await self.zk().getData("/", {});
+    self.record("dead handle " + std::string(zk::code_name(dead.code)) + (self.sim().now() == asked ? " at once" : " later"));
+  });
+  owner.start();
+  cluster.sim.run_for(4s);
+  cluster.sim.network().isolate(owner.id());
+  cluster.sim.run_for(16s);
+  EXPECT_TRUE(owner.has("getData CONNECTIONLOSS"));
+  cluster.sim.network().heal_all();
+  cluster.sim.run_for(10s);
+  EXPECT_TRUE(owner.has("state Expired"));
+  EXPECT_TRUE(owner.has("dead handle SESSIONEXPIRED at once"));
+}
+
 TEST(Session, AGracefulCloseRemovesEphemeralsAtOnce) {
   Cluster cluster;
   auto& owner = cluster.client("i1", 6s, [](ClientNode& self) -> sim::Task<void> {
