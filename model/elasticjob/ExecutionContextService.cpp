@@ -23,6 +23,8 @@ sim::Task<ShardingContexts> ExecutionContextService::getJobShardingContext(std::
   result.shardingTotalCount = jobConfig.shardingTotalCount;
   std::string itemsText;
   for (int item : shardingItems) itemsText += (itemsText.empty() ? "" : ",") + std::to_string(item);
+  // buildTaskId: 3.0.4 checks the registry entry here (null == jobInstance || ...), unlike the
+  // unchecked reads that throw (JobEnvironment::requireLocalInstance).
   std::string id = env_.localInstanceId();
   result.taskId = jobConfig.jobName + "@-@" + itemsText + "@-@READY@-@" + (id.empty() ? std::string("127.0.0.1@-@1") : id);
   result.items = std::move(shardingItems);

@@ -62,9 +62,11 @@ sim::Eager<bool> LeaderService::isLeader() {
 }
 
 sim::Task<bool> LeaderService::isLeaderDirectly() {
-  std::string localId = env_.localInstanceId();
+  // isLeader() evaluates getJobInstance(jobName).getJobInstanceId() before the read and checks
+  // isShutdown only before both (the caller did): a job shut down during the read still compares.
+  std::string localId = env_.requireLocalInstanceId("LeaderService.isLeader");
   std::optional<std::string> leader = co_await env_.storage.getJobNodeData(std::string(LeaderNode::INSTANCE));
-  bool answer = leader && *leader == localId && !env_.registry.isShutdown(env_.jobName());
+  bool answer = leader && *leader == localId;
   directView_ = answer;  // a direct read: ZooKeeper's value just now
   refreshBelief();
   co_return answer;
@@ -79,7 +81,7 @@ sim::Task<void> LeaderService::removeLeader() {
 }
 
 void LeaderService::onLeaderNodeCached(DataChangedEvent::Type type, const std::string& data) {
-  if (type == DataChangedEvent::Type::DELETED || data != env_.localInstanceId()) directView_ = false;
+  if (type == DataChangedEvent::Type::DELETED || data != env_.localInstanceIdView()) directView_ = false;
   refreshBelief();
 }
 

@@ -29,7 +29,7 @@ sim::Task<void> ShardingService::setReshardingFlag() {
   }
   bool created = co_await env_.storage.createJobNodeIfNeeded(std::string(ShardingNode::NECESSARY));
   if (created) {
-    env_.sim().trace().emit(env_.node.id(), "job.resharding_flag", {{"job", env_.jobName()}, {"id", env_.localInstanceId()}});
+    env_.sim().trace().emit(env_.node.id(), "job.resharding_flag", {{"job", env_.jobName()}, {"id", env_.localInstanceIdView()}});
   }
 }
 
@@ -79,14 +79,14 @@ sim::Task<void> ShardingService::shardingIfNecessary() {
   if (result.code == zk::Code::ok) {
     env_.sim().trace().emit(env_.node.id(), "job.sharding",
                             {{"job", env_.jobName()},
-                             {"id", env_.localInstanceId()},
+                             {"id", env_.localInstanceIdView()},
                              {"assignment", describe(shardingResults)},
                              {"total", shardingTotalCount},
                              {"zxid", env_.storage.getRegCenter().getLastZxid()},
                              {"session", env_.storage.getRegCenter().getSessionId()}});
   } else {
     env_.sim().trace().emit(env_.node.id(), "job.sharding_aborted",
-                            {{"job", env_.jobName()}, {"id", env_.localInstanceId()}, {"code", zk::code_name(result.code)}});
+                            {{"job", env_.jobName()}, {"id", env_.localInstanceIdView()}, {"code", zk::code_name(result.code)}});
   }
 }
 
