@@ -281,7 +281,7 @@ sim::Task<LiveZooKeeper::Reply> LiveZooKeeper::roundTrip(std::function<int(Reque
   co_return reply;
 }
 
-sim::Task<zk::CreateResult> LiveZooKeeper::create(std::string path, std::string data, zk::CreateMode mode) {
+zk::Async<zk::CreateResult> LiveZooKeeper::create(std::string path, std::string data, zk::CreateMode mode) {
   Reply reply = co_await roundTrip([&](RequestContext* context) {
     return zoo_acreate(handle_, path.c_str(), data.data(), static_cast<int>(data.size()), &ZOO_OPEN_ACL_UNSAFE, createFlags(mode),
                        &string_completion, context);
@@ -289,12 +289,12 @@ sim::Task<zk::CreateResult> LiveZooKeeper::create(std::string path, std::string 
   co_return zk::CreateResult{toCode(reply.rc), std::move(reply.value)};
 }
 
-sim::Task<zk::Code> LiveZooKeeper::deleteNode(std::string path, std::int32_t version) {
+zk::Async<zk::Code> LiveZooKeeper::deleteNode(std::string path, std::int32_t version) {
   Reply reply = co_await roundTrip([&](RequestContext* context) { return zoo_adelete(handle_, path.c_str(), version, &void_completion, context); });
   co_return toCode(reply.rc);
 }
 
-sim::Task<zk::StatResult> LiveZooKeeper::exists(std::string path, zk::Watcher watcher) {
+zk::Async<zk::StatResult> LiveZooKeeper::exists(std::string path, zk::Watcher watcher) {
   Reply reply = co_await roundTrip([&](RequestContext* context) {
     if (!watcher) return zoo_aexists(handle_, path.c_str(), 0, &stat_completion, context);
     return zoo_awexists(handle_, path.c_str(), &path_watcher, addWatch(std::move(watcher)), &stat_completion, context);
@@ -302,7 +302,7 @@ sim::Task<zk::StatResult> LiveZooKeeper::exists(std::string path, zk::Watcher wa
   co_return zk::StatResult{toCode(reply.rc), reply.stat};
 }
 
-sim::Task<zk::DataResult> LiveZooKeeper::getData(std::string path, zk::Watcher watcher) {
+zk::Async<zk::DataResult> LiveZooKeeper::getData(std::string path, zk::Watcher watcher) {
   Reply reply = co_await roundTrip([&](RequestContext* context) {
     if (!watcher) return zoo_aget(handle_, path.c_str(), 0, &data_completion, context);
     return zoo_awget(handle_, path.c_str(), &path_watcher, addWatch(std::move(watcher)), &data_completion, context);
@@ -310,7 +310,7 @@ sim::Task<zk::DataResult> LiveZooKeeper::getData(std::string path, zk::Watcher w
   co_return zk::DataResult{toCode(reply.rc), std::move(reply.value), reply.stat};
 }
 
-sim::Task<zk::ChildrenResult> LiveZooKeeper::getChildren(std::string path, zk::Watcher watcher) {
+zk::Async<zk::ChildrenResult> LiveZooKeeper::getChildren(std::string path, zk::Watcher watcher) {
   Reply reply = co_await roundTrip([&](RequestContext* context) {
     if (!watcher) return zoo_aget_children2(handle_, path.c_str(), 0, &children_completion, context);
     return zoo_awget_children2(handle_, path.c_str(), &path_watcher, addWatch(std::move(watcher)), &children_completion, context);
@@ -318,14 +318,14 @@ sim::Task<zk::ChildrenResult> LiveZooKeeper::getChildren(std::string path, zk::W
   co_return zk::ChildrenResult{toCode(reply.rc), std::move(reply.children), reply.stat};
 }
 
-sim::Task<zk::StatResult> LiveZooKeeper::setData(std::string path, std::string data, std::int32_t version) {
+zk::Async<zk::StatResult> LiveZooKeeper::setData(std::string path, std::string data, std::int32_t version) {
   Reply reply = co_await roundTrip([&](RequestContext* context) {
     return zoo_aset(handle_, path.c_str(), data.data(), static_cast<int>(data.size()), version, &stat_completion, context);
   });
   co_return zk::StatResult{toCode(reply.rc), reply.stat};
 }
 
-sim::Task<zk::MultiResult> LiveZooKeeper::multi(std::vector<zk::Op> ops) {
+zk::Async<zk::MultiResult> LiveZooKeeper::multi(std::vector<zk::Op> ops) {
   // The ops point into the context's buffers, which live until the completion has copied the results.
   auto* context = new RequestContext{channel_, 0};
   std::size_t count = ops.size();

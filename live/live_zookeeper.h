@@ -60,15 +60,15 @@ class LiveZooKeeper final : public zk::ZooKeeper {
                 sim::Duration sessionTimeout, zk::Watcher watcher);
   ~LiveZooKeeper() override;
 
-  sim::Task<zk::CreateResult> create(std::string path, std::string data, zk::CreateMode mode) override;
-  sim::Task<zk::Code> deleteNode(std::string path, std::int32_t version = -1) override;
-  sim::Task<zk::StatResult> exists(std::string path, zk::Watcher watcher = {}) override;
-  sim::Task<zk::DataResult> getData(std::string path, zk::Watcher watcher = {}) override;
-  sim::Task<zk::ChildrenResult> getChildren(std::string path, zk::Watcher watcher = {}) override;
-  sim::Task<zk::StatResult> setData(std::string path, std::string data, std::int32_t version = -1) override;
-  sim::Task<zk::MultiResult> multi(std::vector<zk::Op> ops) override;
+  zk::Async<zk::CreateResult> create(std::string path, std::string data, zk::CreateMode mode) override;
+  zk::Async<zk::Code> deleteNode(std::string path, std::int32_t version = -1) override;
+  zk::Async<zk::StatResult> exists(std::string path, zk::Watcher watcher = {}) override;
+  zk::Async<zk::DataResult> getData(std::string path, zk::Watcher watcher = {}) override;
+  zk::Async<zk::ChildrenResult> getChildren(std::string path, zk::Watcher watcher = {}) override;
+  zk::Async<zk::StatResult> setData(std::string path, std::string data, std::int32_t version = -1) override;
+  zk::Async<zk::MultiResult> multi(std::vector<zk::Op> ops) override;
   // The C client of 3.8 has no addWatch (its headers carry the AddWatchRequest record, no call).
-  sim::Task<zk::Code> addWatch(std::string, zk::Watcher, zk::AddWatchMode) override { co_return zk::Code::unimplemented; }
+  zk::Async<zk::Code> addWatch(std::string, zk::Watcher, zk::AddWatchMode) override { co_return zk::Code::unimplemented; }
   sim::Task<void> close() override;
   void injectSessionExpiration() override;
 

@@ -43,7 +43,7 @@ void ClientCnxn::trace_state(const char* state) {
   sim().trace().emit(owner_.id(), "client.state", {{"layer", "zookeeper"}, {"state", state}, {"session", sessionId_}, {"server", currentServer_}});
 }
 
-ClientCnxn::ReplyAwaiter ClientCnxn::submitRequest(ClientRequest request, WatchRegistration watch) {
+ClientCnxn::PendingReply ClientCnxn::submitRequest(ClientRequest request, WatchRegistration watch) {
   sim::Promise<ClientReply> promise;
   sim::Future<ClientReply> reply = promise.get_future();
   if (state_ == States::closed) {
@@ -51,13 +51,13 @@ ClientCnxn::ReplyAwaiter ClientCnxn::submitRequest(ClientRequest request, WatchR
     expired.xid = request.xid;
     expired.err = Code::session_expired;
     promise.set_value(std::move(expired));
-    return ReplyAwaiter(sim(), std::move(reply));
+    return PendingReply(sim(), std::move(reply));
   }
   request.xid = xid_++;
   // Made in its ring slot (no Outgoing temporary to move from): the request is a large value.
   outgoing_.emplace_back(std::move(request), std::move(promise), std::move(watch));
   if (state_ == States::connected) sendOutgoing();
-  return ReplyAwaiter(sim(), std::move(reply));
+  return PendingReply(sim(), std::move(reply));
 }
 
 ClientReply ClientCnxn::ReplyAwaiter::await_resume() {

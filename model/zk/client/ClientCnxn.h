@@ -17,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "model/zk/ClientPacket.h"
@@ -85,11 +86,25 @@ class ClientCnxn {
     sim::Future<ClientReply>::ValueAwaiter wait_;  // refers to reply_
   };
 
+  // A queued request's reply to come. It moves (a zk::Async carries it to its caller) until it is
+  // awaited; awaiting it makes the ReplyAwaiter in the caller's frame.
+  class PendingReply {
+   public:
+    PendingReply(sim::Simulation& sim, sim::Future<ClientReply> reply) : sim_(&sim), reply_(std::move(reply)) {}
+    ReplyAwaiter operator co_await() && { return ReplyAwaiter(*sim_, std::move(reply_)); }
+    // The same awaiter, made in a slot of the awaiting frame (it cannot move there).
+    ReplyAwaiter& awaitIn(std::optional<ReplyAwaiter>& slot) && { return slot.emplace(*sim_, std::move(reply_)); }
+
+   private:
+    sim::Simulation* sim_;
+    sim::Future<ClientReply> reply_;
+  };
+
   // Queues a request at once (sent now if connected, else once connected); await the result for
   // its reply. A disconnect fails it with CONNECTIONLOSS; a dead handle with SESSIONEXPIRED.
   // `watch` is registered when the reply is read, if its code allows (see registerWatch).
   // Callers await it in the same expression, as they would the Java call.
-  [[nodiscard]] ReplyAwaiter submitRequest(ClientRequest request, WatchRegistration watch = WatchRegistration());
+  [[nodiscard]] PendingReply submitRequest(ClientRequest request, WatchRegistration watch = WatchRegistration());
 
  private:
   struct Outgoing {

@@ -21,7 +21,7 @@ WatchRegistration watchFor(WatchRegistration::Kind kind, const std::string& path
 
 // A read that may leave a watch. The registration is made first: it copies the path only for a
 // watch, and the request then takes the path.
-ClientCnxn::ReplyAwaiter submitRead(ClientCnxn& cnxn, OpCode type, WatchRegistration::Kind kind, std::string path, Watcher watcher) {
+ClientCnxn::PendingReply submitRead(ClientCnxn& cnxn, OpCode type, WatchRegistration::Kind kind, std::string path, Watcher watcher) {
   WatchRegistration registration = watchFor(kind, path, std::move(watcher));
   ClientRequest request = makeRequest(type, std::move(path));
   request.watch = registration.kind != WatchRegistration::Kind::none;
@@ -29,56 +29,54 @@ ClientCnxn::ReplyAwaiter submitRead(ClientCnxn& cnxn, OpCode type, WatchRegistra
 }
 }  // namespace
 
-sim::Task<CreateResult> SimulatedZooKeeper::create(std::string path, std::string data, CreateMode mode) {
+// Each call queues its request now and returns the reply to come with what the caller gets of it.
+
+Async<CreateResult> SimulatedZooKeeper::create(std::string path, std::string data, CreateMode mode) {
   ClientRequest request = makeRequest(OpCode::create, std::move(path));
   request.data = std::move(data);
   request.mode = mode;
-  ClientReply reply = co_await cnxn_->submitRequest(std::move(request));
-  co_return CreateResult{reply.err, std::move(reply.path)};
+  return {cnxn_->submitRequest(std::move(request)), [](ClientReply&& reply) { return CreateResult{reply.err, std::move(reply.path)}; }};
 }
 
-sim::Task<Code> SimulatedZooKeeper::deleteNode(std::string path, std::int32_t version) {
+Async<Code> SimulatedZooKeeper::deleteNode(std::string path, std::int32_t version) {
   ClientRequest request = makeRequest(OpCode::delete_node, std::move(path));
   request.version = version;
-  ClientReply reply = co_await cnxn_->submitRequest(std::move(request));
-  co_return reply.err;
+  return {cnxn_->submitRequest(std::move(request)), [](ClientReply&& reply) { return reply.err; }};
 }
 
-sim::Task<StatResult> SimulatedZooKeeper::exists(std::string path, Watcher watcher) {
-  ClientReply reply = co_await submitRead(*cnxn_, OpCode::exists, WatchRegistration::Kind::exists, std::move(path), std::move(watcher));
-  co_return StatResult{reply.err, reply.stat};
+Async<StatResult> SimulatedZooKeeper::exists(std::string path, Watcher watcher) {
+  return {submitRead(*cnxn_, OpCode::exists, WatchRegistration::Kind::exists, std::move(path), std::move(watcher)),
+          [](ClientReply&& reply) { return StatResult{reply.err, reply.stat}; }};
 }
 
-sim::Task<DataResult> SimulatedZooKeeper::getData(std::string path, Watcher watcher) {
-  ClientReply reply = co_await submitRead(*cnxn_, OpCode::get_data, WatchRegistration::Kind::data, std::move(path), std::move(watcher));
-  co_return DataResult{reply.err, std::move(reply.data), reply.stat};
+Async<DataResult> SimulatedZooKeeper::getData(std::string path, Watcher watcher) {
+  return {submitRead(*cnxn_, OpCode::get_data, WatchRegistration::Kind::data, std::move(path), std::move(watcher)),
+          [](ClientReply&& reply) { return DataResult{reply.err, std::move(reply.data), reply.stat}; }};
 }
 
-sim::Task<ChildrenResult> SimulatedZooKeeper::getChildren(std::string path, Watcher watcher) {
-  ClientReply reply = co_await submitRead(*cnxn_, OpCode::get_children, WatchRegistration::Kind::child, std::move(path), std::move(watcher));
-  co_return ChildrenResult{reply.err, std::move(reply.children), reply.stat};
+Async<ChildrenResult> SimulatedZooKeeper::getChildren(std::string path, Watcher watcher) {
+  return {submitRead(*cnxn_, OpCode::get_children, WatchRegistration::Kind::child, std::move(path), std::move(watcher)),
+          [](ClientReply&& reply) { return ChildrenResult{reply.err, std::move(reply.children), reply.stat}; }};
 }
 
-sim::Task<Code> SimulatedZooKeeper::addWatch(std::string basePath, Watcher watcher, AddWatchMode mode) {
+Async<Code> SimulatedZooKeeper::addWatch(std::string basePath, Watcher watcher, AddWatchMode mode) {
   // ZooKeeper.addWatch: an AddWatchRegistration keeps the watcher once the server answers OK. An
   // empty watcher re-adds the server's watch only: the caller holds an equal watcher already
   // (ZKWatchManager's sets would collapse the two).
   ClientRequest request = makeRequest(OpCode::add_watch, basePath);
   request.add_watch_mode = mode;
   const auto kind = mode == AddWatchMode::persistent ? WatchRegistration::Kind::persistent : WatchRegistration::Kind::persistent_recursive;
-  ClientReply reply = co_await cnxn_->submitRequest(std::move(request), watchFor(kind, basePath, std::move(watcher)));
-  co_return reply.err;
+  return {cnxn_->submitRequest(std::move(request), watchFor(kind, basePath, std::move(watcher))), [](ClientReply&& reply) { return reply.err; }};
 }
 
-sim::Task<StatResult> SimulatedZooKeeper::setData(std::string path, std::string data, std::int32_t version) {
+Async<StatResult> SimulatedZooKeeper::setData(std::string path, std::string data, std::int32_t version) {
   ClientRequest request = makeRequest(OpCode::set_data, std::move(path));
   request.data = std::move(data);
   request.version = version;
-  ClientReply reply = co_await cnxn_->submitRequest(std::move(request));
-  co_return StatResult{reply.err, reply.stat};
+  return {cnxn_->submitRequest(std::move(request)), [](ClientReply&& reply) { return StatResult{reply.err, reply.stat}; }};
 }
 
-sim::Task<MultiResult> SimulatedZooKeeper::multi(std::vector<Op> ops) {
+Async<MultiResult> SimulatedZooKeeper::multi(std::vector<Op> ops) {
   ClientRequest request = makeRequest(OpCode::multi, "");
   for (Op& op : ops) {
     ClientRequest sub = makeRequest(op.type, std::move(op.path));
@@ -87,8 +85,7 @@ sim::Task<MultiResult> SimulatedZooKeeper::multi(std::vector<Op> ops) {
     sub.version = op.version;
     request.ops.push_back(std::move(sub));
   }
-  ClientReply reply = co_await cnxn_->submitRequest(std::move(request));
-  co_return makeMultiResult(reply.err, std::move(reply.results));
+  return {cnxn_->submitRequest(std::move(request)), [](ClientReply&& reply) { return makeMultiResult(reply.err, std::move(reply.results)); }};
 }
 
 MultiResult makeMultiResult(Code code, std::vector<OpResult> results) {

@@ -1,5 +1,5 @@
 // ZooKeeper: the client handle applications use (org.apache.zookeeper.ZooKeeper), with the async
-// API as coroutines: `auto created = co_await zk.create("/a", "", CreateMode::ephemeral);`.
+// API as awaitables (zk::Async): `auto created = co_await zk.create("/a", "", CreateMode::ephemeral);`.
 // Watches are registered when the reply arrives: exists() on a missing node sets an exist watch,
 // getData()/getChildren() only on success. An empty Watcher means no watch.
 #pragma once
@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "model/zk/client/Async.h"
 #include "model/zk/client/ClientCnxn.h"
 
 namespace zk {
@@ -60,17 +61,17 @@ class ZooKeeper {
  public:
   virtual ~ZooKeeper() = default;
 
-  virtual sim::Task<CreateResult> create(std::string path, std::string data, CreateMode mode) = 0;
-  virtual sim::Task<Code> deleteNode(std::string path, std::int32_t version = -1) = 0;
-  virtual sim::Task<StatResult> exists(std::string path, Watcher watcher = {}) = 0;
-  virtual sim::Task<DataResult> getData(std::string path, Watcher watcher = {}) = 0;
-  virtual sim::Task<ChildrenResult> getChildren(std::string path, Watcher watcher = {}) = 0;
-  virtual sim::Task<StatResult> setData(std::string path, std::string data, std::int32_t version = -1) = 0;
-  virtual sim::Task<MultiResult> multi(std::vector<Op> ops) = 0;
+  virtual Async<CreateResult> create(std::string path, std::string data, CreateMode mode) = 0;
+  virtual Async<Code> deleteNode(std::string path, std::int32_t version = -1) = 0;
+  virtual Async<StatResult> exists(std::string path, Watcher watcher = {}) = 0;
+  virtual Async<DataResult> getData(std::string path, Watcher watcher = {}) = 0;
+  virtual Async<ChildrenResult> getChildren(std::string path, Watcher watcher = {}) = 0;
+  virtual Async<StatResult> setData(std::string path, std::string data, std::int32_t version = -1) = 0;
+  virtual Async<MultiResult> multi(std::vector<Op> ops) = 0;
   // addWatch (3.6+): a persistent watch on basePath, which need not exist, or a recursive one on
   // it and every node below; it stays after it fires, and over reconnects of this session.
   // UNIMPLEMENTED where the client has no addWatch (see ZookeeperFactory::hasPersistentWatchers).
-  virtual sim::Task<Code> addWatch(std::string basePath, Watcher watcher, AddWatchMode mode) = 0;
+  virtual Async<Code> addWatch(std::string basePath, Watcher watcher, AddWatchMode mode) = 0;
   // A graceful end: closeSession if connected (the server deletes the session's ephemerals now).
   // Destroying a handle that was not closed is what a process death does: the connection drops and
   // the session lives on at the servers until it expires.
@@ -111,14 +112,14 @@ class SimulatedZooKeeper final : public ZooKeeper {
     cnxn_->start();
   }
 
-  sim::Task<CreateResult> create(std::string path, std::string data, CreateMode mode) override;
-  sim::Task<Code> deleteNode(std::string path, std::int32_t version = -1) override;
-  sim::Task<StatResult> exists(std::string path, Watcher watcher = {}) override;
-  sim::Task<DataResult> getData(std::string path, Watcher watcher = {}) override;
-  sim::Task<ChildrenResult> getChildren(std::string path, Watcher watcher = {}) override;
-  sim::Task<StatResult> setData(std::string path, std::string data, std::int32_t version = -1) override;
-  sim::Task<MultiResult> multi(std::vector<Op> ops) override;
-  sim::Task<Code> addWatch(std::string basePath, Watcher watcher, AddWatchMode mode) override;
+  Async<CreateResult> create(std::string path, std::string data, CreateMode mode) override;
+  Async<Code> deleteNode(std::string path, std::int32_t version = -1) override;
+  Async<StatResult> exists(std::string path, Watcher watcher = {}) override;
+  Async<DataResult> getData(std::string path, Watcher watcher = {}) override;
+  Async<ChildrenResult> getChildren(std::string path, Watcher watcher = {}) override;
+  Async<StatResult> setData(std::string path, std::string data, std::int32_t version = -1) override;
+  Async<MultiResult> multi(std::vector<Op> ops) override;
+  Async<Code> addWatch(std::string basePath, Watcher watcher, AddWatchMode mode) override;
   sim::Task<void> close() override { return cnxn_->close(); }
   void injectSessionExpiration() override { cnxn_->closeLocally(); }
 
