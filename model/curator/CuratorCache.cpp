@@ -107,9 +107,17 @@ void CuratorCache::nodeChanged(std::string path) {
   scope_.spawn(nodeChangedTask(std::move(path)));
 }
 
+// The tasks keep only what waits for the reply (the path and the call): a burst of notifications
+// has one of each per changed node outstanding, and the work on the reply is done in plain
+// functions, whose locals do not live in the frame.
 sim::Task<void> CuratorCache::nodeChangedTask(std::string path) {
-  zk::DataResult result = co_await client_.getData(path, {}, Call::inBackground);
-  if (state_ != State::started) co_return;
+  sim::Task<zk::DataResult> read = client_.getData(path, {}, Call::inBackground);
+  zk::DataResult result = co_await std::move(read);
+  nodeRead(std::move(path), std::move(result));
+}
+
+void CuratorCache::nodeRead(std::string path, zk::DataResult result) {
+  if (state_ != State::started) return;
   if (result.code == zk::Code::ok) {
     const zk::Stat stat = result.stat;
     std::optional<zk::Stat> previous = putStorage(ChildData{path, result.stat, std::move(result.data)});
@@ -129,8 +137,13 @@ void CuratorCache::checkChildrenChanged(const std::string& fromPath, const std::
 }
 
 sim::Task<void> CuratorCache::childrenChangedTask(std::string fromPath) {
-  zk::ChildrenResult result = co_await client_.getChildren(fromPath, {}, Call::inBackground);
-  if (state_ != State::started) co_return;
+  sim::Task<zk::ChildrenResult> list = client_.getChildren(fromPath, {}, Call::inBackground);
+  zk::ChildrenResult result = co_await std::move(list);
+  childrenRead(fromPath, std::move(result));
+}
+
+void CuratorCache::childrenRead(const std::string& fromPath, zk::ChildrenResult result) {
+  if (state_ != State::started) return;
   if (result.code == zk::Code::ok) {
     // Every child is read again, known or not: versions keep the events unique.
     for (const std::string& child : result.children) nodeChanged(ZKPaths::makePath(fromPath, child));

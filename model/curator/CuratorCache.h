@@ -98,8 +98,10 @@ class CuratorCache {
   void processEvent(const zk::WatchedEvent& event);
   void nodeChanged(std::string path);
   sim::Task<void> nodeChangedTask(std::string path);
+  void nodeRead(std::string path, zk::DataResult result);  // nodeChangedTask's getData answered
   void checkChildrenChanged(const std::string& fromPath, const std::optional<zk::Stat>& oldStat, const zk::Stat& newStat);
   sim::Task<void> childrenChangedTask(std::string fromPath);
+  void childrenRead(const std::string& fromPath, zk::ChildrenResult result);
   // The storage; putStorage returns the previous entry's stat.
   std::optional<zk::Stat> putStorage(ChildData data);
   void removeStorage(const std::string& path);

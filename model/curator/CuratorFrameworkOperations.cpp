@@ -101,59 +101,64 @@ sim::Task<zk::Code> CuratorFramework::mkdirs(zk::ZooKeeper& zk, std::string path
   co_return zk::Code::ok;
 }
 
+// The reads keep in their frames only what a retry needs (the path, the watcher, the loop) and
+// one result: with CuratorCache's background reads, a burst of notifications holds one such frame
+// per changed node and instance. A failed read carries only its code, so a read that gives up
+// answers a fresh result with that code.
+
 sim::Task<zk::StatResult> CuratorFramework::checkExists(std::string path, CuratorWatcher watcher, Call call) {
   RetryLoop loop(*this, "checkExists", call);
   while (true) {
-    zk::StatResult result;
-    result.code = co_await loop.beforeAttempt();
-    if (result.code == zk::Code::ok) {
-      zk::ZooKeeper& zk = client_.getZooKeeper();
+    zk::Code code = co_await loop.beforeAttempt();
+    if (code == zk::Code::ok) {
       std::uint64_t id = 0;
-      zk::Watcher wrapped = usingWatcher(watcher, client_.getInstanceIndex(), id);
       requestCounts_.exists++;
-      result = co_await zk.exists(path, std::move(wrapped));
+      zk::Async<zk::StatResult> read = client_.getZooKeeper().exists(path, usingWatcher(watcher, client_.getInstanceIndex(), id));
+      zk::StatResult result = co_await std::move(read);
       // ExistsWatchRegistration: a watch either way, unless the call failed.
       if (id != 0 && result.code != zk::Code::ok && result.code != zk::Code::no_node) dropWatcher(id);
+      // NONODE is an answer here (checkExists returns null), not an error.
+      if (result.code == zk::Code::ok || result.code == zk::Code::no_node) co_return result;
+      ELECTSIM_ASSERT(result.stat == zk::Stat{});
+      code = result.code;
     }
-    // NONODE is an answer here (checkExists returns null), not an error.
-    if (result.code == zk::Code::ok || result.code == zk::Code::no_node) co_return result;
-    if (!co_await loop.shouldRetry(result.code)) co_return result;
+    if (!co_await loop.shouldRetry(code)) co_return zk::StatResult{code, {}};
   }
 }
 
 sim::Task<zk::DataResult> CuratorFramework::getData(std::string path, CuratorWatcher watcher, Call call) {
   RetryLoop loop(*this, "getData", call);
   while (true) {
-    zk::DataResult result;
-    result.code = co_await loop.beforeAttempt();
-    if (result.code == zk::Code::ok) {
-      zk::ZooKeeper& zk = client_.getZooKeeper();
+    zk::Code code = co_await loop.beforeAttempt();
+    if (code == zk::Code::ok) {
       std::uint64_t id = 0;
-      zk::Watcher wrapped = usingWatcher(watcher, client_.getInstanceIndex(), id);
       requestCounts_.getData++;
-      result = co_await zk.getData(path, std::move(wrapped));
-      if (id != 0 && result.code != zk::Code::ok) dropWatcher(id);  // a data watch only on success
+      zk::Async<zk::DataResult> read = client_.getZooKeeper().getData(path, usingWatcher(watcher, client_.getInstanceIndex(), id));
+      zk::DataResult result = co_await std::move(read);
+      if (result.code == zk::Code::ok) co_return result;
+      if (id != 0) dropWatcher(id);  // a data watch only on success
+      ELECTSIM_ASSERT(result.data.empty() && result.stat == zk::Stat{});
+      code = result.code;
     }
-    if (result.code == zk::Code::ok) co_return result;
-    if (!co_await loop.shouldRetry(result.code)) co_return result;
+    if (!co_await loop.shouldRetry(code)) co_return zk::DataResult{code, {}, {}};
   }
 }
 
 sim::Task<zk::ChildrenResult> CuratorFramework::getChildren(std::string path, CuratorWatcher watcher, Call call) {
   RetryLoop loop(*this, "getChildren", call);
   while (true) {
-    zk::ChildrenResult result;
-    result.code = co_await loop.beforeAttempt();
-    if (result.code == zk::Code::ok) {
-      zk::ZooKeeper& zk = client_.getZooKeeper();
+    zk::Code code = co_await loop.beforeAttempt();
+    if (code == zk::Code::ok) {
       std::uint64_t id = 0;
-      zk::Watcher wrapped = usingWatcher(watcher, client_.getInstanceIndex(), id);
       requestCounts_.getChildren++;
-      result = co_await zk.getChildren(path, std::move(wrapped));
-      if (id != 0 && result.code != zk::Code::ok) dropWatcher(id);  // a child watch only on success
+      zk::Async<zk::ChildrenResult> list = client_.getZooKeeper().getChildren(path, usingWatcher(watcher, client_.getInstanceIndex(), id));
+      zk::ChildrenResult result = co_await std::move(list);
+      if (result.code == zk::Code::ok) co_return result;
+      if (id != 0) dropWatcher(id);  // a child watch only on success
+      ELECTSIM_ASSERT(result.children.empty() && result.stat == zk::Stat{});
+      code = result.code;
     }
-    if (result.code == zk::Code::ok) co_return result;
-    if (!co_await loop.shouldRetry(result.code)) co_return result;
+    if (!co_await loop.shouldRetry(code)) co_return zk::ChildrenResult{code, {}, {}};
   }
 }
 
