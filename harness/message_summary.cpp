@@ -124,8 +124,9 @@ MessageDescription describe_client(const zk::ClientPacket& packet) {
   if (const auto* reply = std::get_if<zk::ClientReply>(&packet)) {
     if (reply->xid == zk::ping_xid) return {"client", "ping reply", true};
     std::string text = "reply [xid " + std::to_string(reply->xid) + "]: " + std::string(zk::code_name(reply->err));
-    if (!reply->path.empty()) text += " " + reply->path;
-    if (!reply->children.empty()) text += ", " + std::to_string(reply->children.size()) + " children";
+    if (const auto* path = std::get_if<zk::ClientReply::Path>(&reply->body)) text += " " + path->value;
+    const auto* children = std::get_if<std::vector<std::string>>(&reply->body);
+    if (children != nullptr && !children->empty()) text += ", " + std::to_string(children->size()) + " children";
     return {"client", text, false};
   }
   const auto& event = std::get<zk::WatcherEvent>(packet).event;

@@ -66,14 +66,36 @@ struct OpResult {
 };
 
 struct ClientReply {
+  // What a reply carries besides its code, zxid and stat, by request: nothing (a ping, exists, a
+  // failure), a write's path (create: the path made), getData's data, getChildren's children or a
+  // multi's results. One variant, not four fields: a reply in flight or awaited is 128 bytes, not
+  // 208, and a burst of notifications has one read in flight per changed node and client.
+  struct Path {
+    std::string value;
+  };
+  struct Data {
+    std::string value;
+  };
+  using Body = std::variant<std::monostate, Path, Data, std::vector<std::string>, std::vector<OpResult>>;
+
   std::int32_t xid = 0;
-  Zxid zxid = 0;  // the server's last processed zxid after this request
   Code err = Code::ok;
-  std::string path;  // create: the created path
-  std::string data;  // getData
+  Zxid zxid = 0;  // the server's last processed zxid after this request
   Stat stat;
-  std::vector<std::string> children;
-  std::vector<OpResult> results;  // multi
+  Body body;
+
+  // The part of the body asked for, moved out: empty when the reply has another (or none).
+  std::string takePath() { return take<Path>().value; }
+  std::string takeData() { return take<Data>().value; }
+  std::vector<std::string> takeChildren() { return take<std::vector<std::string>>(); }
+  std::vector<OpResult> takeResults() { return take<std::vector<OpResult>>(); }
+
+ private:
+  template <class T>
+  T take() {
+    T* part = std::get_if<T>(&body);
+    return part != nullptr ? std::move(*part) : T{};
+  }
 };
 
 struct WatcherEvent {

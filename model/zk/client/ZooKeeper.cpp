@@ -35,7 +35,7 @@ Async<CreateResult> SimulatedZooKeeper::create(std::string path, std::string dat
   ClientRequest request = makeRequest(OpCode::create, std::move(path));
   request.data = std::move(data);
   request.mode = mode;
-  return {cnxn_->submitRequest(std::move(request)), [](ClientReply&& reply) { return CreateResult{reply.err, std::move(reply.path)}; }};
+  return {cnxn_->submitRequest(std::move(request)), [](ClientReply&& reply) { return CreateResult{reply.err, reply.takePath()}; }};
 }
 
 Async<Code> SimulatedZooKeeper::deleteNode(std::string path, std::int32_t version) {
@@ -51,12 +51,12 @@ Async<StatResult> SimulatedZooKeeper::exists(std::string path, Watcher watcher) 
 
 Async<DataResult> SimulatedZooKeeper::getData(std::string path, Watcher watcher) {
   return {submitRead(*cnxn_, OpCode::get_data, WatchRegistration::Kind::data, std::move(path), std::move(watcher)),
-          [](ClientReply&& reply) { return DataResult{reply.err, std::move(reply.data), reply.stat}; }};
+          [](ClientReply&& reply) { return DataResult{reply.err, reply.takeData(), reply.stat}; }};
 }
 
 Async<ChildrenResult> SimulatedZooKeeper::getChildren(std::string path, Watcher watcher) {
   return {submitRead(*cnxn_, OpCode::get_children, WatchRegistration::Kind::child, std::move(path), std::move(watcher)),
-          [](ClientReply&& reply) { return ChildrenResult{reply.err, std::move(reply.children), reply.stat}; }};
+          [](ClientReply&& reply) { return ChildrenResult{reply.err, reply.takeChildren(), reply.stat}; }};
 }
 
 Async<Code> SimulatedZooKeeper::addWatch(std::string basePath, Watcher watcher, AddWatchMode mode) {
@@ -85,7 +85,7 @@ Async<MultiResult> SimulatedZooKeeper::multi(std::vector<Op> ops) {
     sub.version = op.version;
     request.ops.push_back(std::move(sub));
   }
-  return {cnxn_->submitRequest(std::move(request)), [](ClientReply&& reply) { return makeMultiResult(reply.err, std::move(reply.results)); }};
+  return {cnxn_->submitRequest(std::move(request)), [](ClientReply&& reply) { return makeMultiResult(reply.err, reply.takeResults()); }};
 }
 
 MultiResult makeMultiResult(Code code, std::vector<OpResult> results) {

@@ -169,9 +169,9 @@ ClientReply ServerCnxnFactory::serveRead(std::uint64_t id, const ClientRequest& 
   const char* table = "data";
   switch (request.type) {
     case OpCode::exists: reply.err = tree.exists(request.path, watcher, &reply.stat); break;
-    case OpCode::get_data: reply.err = tree.getData(request.path, watcher, &reply.data, &reply.stat); break;
+    case OpCode::get_data: reply.err = tree.getData(request.path, watcher, &reply.body.emplace<ClientReply::Data>().value, &reply.stat); break;
     case OpCode::get_children:
-      reply.err = tree.getChildren(request.path, watcher, &reply.children, &reply.stat);
+      reply.err = tree.getChildren(request.path, watcher, &reply.body.emplace<std::vector<std::string>>(), &reply.stat);
       table = "child";
       break;
     case OpCode::add_watch:
@@ -243,16 +243,20 @@ sim::Task<bool> ServerCnxnFactory::serveRequest(sim::Socket<ClientPacket>& socke
   ClientReply reply;
   reply.xid = request.xid;
   reply.err = result.error;
-  reply.path = result.path;
   reply.stat = result.stat;
   reply.zxid = self_.getZkDb().getDataTreeLastProcessedZxid();
-  for (std::size_t i = 0; i < result.multi.size(); i++) {
-    OpResult op;
-    op.type = i < request.ops.size() ? request.ops[i].type : OpCode::error;
-    op.err = result.multi[i].error;
-    op.path = result.multi[i].path;
-    op.stat = result.multi[i].stat;
-    reply.results.push_back(std::move(op));
+  if (!result.path.empty()) reply.body.emplace<ClientReply::Path>(ClientReply::Path{result.path});
+  if (!result.multi.empty()) {
+    ELECTSIM_ASSERT(result.path.empty());  // a multi has no path of its own
+    auto& results = reply.body.emplace<std::vector<OpResult>>();
+    for (std::size_t i = 0; i < result.multi.size(); i++) {
+      OpResult op;
+      op.type = i < request.ops.size() ? request.ops[i].type : OpCode::error;
+      op.err = result.multi[i].error;
+      op.path = result.multi[i].path;
+      op.stat = result.multi[i].stat;
+      results.push_back(std::move(op));
+    }
   }
   if (!socket.valid()) co_return false;
   socket.send(std::move(reply));
