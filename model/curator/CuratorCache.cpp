@@ -72,7 +72,7 @@ std::optional<ChildData> CuratorCache::get(const std::string& path) const {
 
 const ChildData* CuratorCache::find(std::string_view path) const {
   auto found = storage_.find(path);
-  return found == storage_.end() ? nullptr : &*found;
+  return found == storage_.end() ? nullptr : found->get();
 }
 
 void CuratorCache::rebuild() {
@@ -80,8 +80,8 @@ void CuratorCache::rebuild() {
   // The root first, then every stored node (some are read twice; versions keep events unique).
   nodeChanged(path_);
   std::vector<std::string> paths;
-  for (const ChildData& data : storage_) {
-    if (data.path != path_) paths.push_back(data.path);
+  for (const SharedChildData& data : storage_) {
+    if (data->path != path_) paths.push_back(data->path);
   }
   for (std::string& path : paths) nodeChanged(std::move(path));
 }
@@ -153,28 +153,30 @@ void CuratorCache::childrenRead(const std::string& fromPath, zk::ChildrenResult 
   decrement();
 }
 
-std::optional<zk::Stat> CuratorCache::putStorage(ChildData data) {
-  auto found = storage_.find(data.path);
+std::optional<zk::Stat> CuratorCache::putStorage(ChildData read) {
+  // Held here as well: the listeners see `data`, which a listener's close() cannot clear.
+  SharedChildData data = SharedChildData::intern(std::move(read));
+  auto found = storage_.find(data->path);
   if (found == storage_.end()) {
-    storage_.insert(data);  // a copy: the listeners see `data`, which a listener's close() cannot clear
-    callListeners(CuratorCacheListener::Type::NODE_CREATED, nullptr, &data);
+    storage_.insert(data);
+    callListeners(CuratorCacheListener::Type::NODE_CREATED, nullptr, data.get());
     return std::nullopt;
   }
   // Same path, so the same place: the entry is taken out, changed and put back where it was.
   auto next = std::next(found);
   auto entry = storage_.extract(found);
-  ChildData previous = std::exchange(entry.value(), data);
+  SharedChildData previous = std::exchange(entry.value(), data);
   storage_.insert(next, std::move(entry));
-  if (previous.stat.version != data.stat.version) callListeners(CuratorCacheListener::Type::NODE_CHANGED, &previous, &data);
-  return previous.stat;
+  if (previous->stat.version != data->stat.version) callListeners(CuratorCacheListener::Type::NODE_CHANGED, previous.get(), data.get());
+  return previous->stat;
 }
 
 void CuratorCache::removeStorage(const std::string& path) {
   watches_.erase(path);
   auto found = storage_.find(path);
   if (found == storage_.end()) return;
-  ChildData previous = std::move(storage_.extract(found).value());
-  callListeners(CuratorCacheListener::Type::NODE_DELETED, &previous, nullptr);
+  SharedChildData previous = std::move(storage_.extract(found).value());
+  callListeners(CuratorCacheListener::Type::NODE_DELETED, previous.get(), nullptr);
 }
 
 void CuratorCache::callListeners(CuratorCacheListener::Type type, const ChildData* oldData, const ChildData* data) {

@@ -35,18 +35,11 @@
 #include <string>
 #include <vector>
 
+#include "model/curator/ChildData.h"
 #include "model/curator/CuratorFramework.h"
 #include "model/curator/PersistentWatcher.h"
 
 namespace curator {
-
-// org.apache.curator.framework.recipes.cache.ChildData
-struct ChildData {
-  std::string path;
-  zk::Stat stat;
-  std::string data;
-  bool operator==(const ChildData&) const = default;
-};
 
 struct CuratorCacheListener {
   enum class Type : std::uint8_t { NODE_CREATED, NODE_CHANGED, NODE_DELETED };
@@ -124,16 +117,16 @@ class CuratorCache {
   CuratorFramework& client_;
   std::string path_;
   State state_ = State::latent;
-  // CuratorCacheStorage.standard(): the nodes ordered by path. A set rather than a map from a copy
-  // of the path, so that each entry holds its path once (with 1,000 instances each caching the
-  // whole job, the entries are most of a run's memory).
+  // CuratorCacheStorage.standard(): the nodes ordered by path. Each entry is a shared copy of the
+  // node's version (ChildData.h): with 1,000 instances each caching the whole job, the entries
+  // would otherwise be most of a run's memory.
   struct ByPath {
     using is_transparent = void;
-    bool operator()(const ChildData& a, const ChildData& b) const { return a.path < b.path; }
-    bool operator()(const ChildData& a, std::string_view b) const { return std::string_view(a.path) < b; }
-    bool operator()(std::string_view a, const ChildData& b) const { return a < std::string_view(b.path); }
+    bool operator()(const SharedChildData& a, const SharedChildData& b) const { return a->path < b->path; }
+    bool operator()(const SharedChildData& a, std::string_view b) const { return std::string_view(a->path) < b; }
+    bool operator()(std::string_view a, const SharedChildData& b) const { return a < std::string_view(b->path); }
   };
-  std::set<ChildData, ByPath> storage_;
+  std::set<SharedChildData, ByPath> storage_;
   std::unique_ptr<PersistentWatcher> persistentWatcher_;  // null: the one-shot emulation
   std::map<std::string, Watches> watches_;                // the one-shot emulation's watches
   // Shared, so that a call keeps its listener alive without copying it (the call may remove it).

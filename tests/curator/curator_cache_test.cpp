@@ -105,10 +105,10 @@ struct CacheCluster : Cluster {
       : writer(client("writer", shortSessions(6s), script)), watches(readerWatches) {
     writer.start();
   }
-  CacheReader& startReader(sim::Duration sessionTimeout = 6s) {
+  CacheReader& startReader(sim::Duration sessionTimeout = 6s, std::string name = "reader") {
     curator::CuratorFrameworkConfig config = shortSessions(sessionTimeout);
     if (watches == Watches::oneShot) config.zookeeperFactory = std::make_shared<NoPersistentWatchersFactory>();
-    reader = &sim.add_node<CacheReader>("reader", ensemble.nodes(), config);
+    reader = &sim.add_node<CacheReader>(std::move(name), ensemble.nodes(), config);
     reader->start();
     return *reader;
   }
@@ -288,6 +288,24 @@ TEST_P(CuratorCacheTest, ThePersistentWatchIsOneWatchPerCacheWhereTheEmulationWa
     EXPECT_EQ(data, 22u);
     EXPECT_EQ(child, 22u);
   }
+}
+
+TEST_P(CuratorCacheTest, TwoCachesOfOneTreeHoldOneCopyOfEachNodeVersion) {
+  CacheCluster cluster(writeInitialTree, GetParam());
+  cluster.sim.run_for(2s);
+  ASSERT_TRUE(cluster.writer.when("tree written"));
+  const std::size_t before = curator::SharedChildData::pooled();
+  CacheReader& first = cluster.startReader(6s, "first");
+  CacheReader& second = cluster.startReader(6s, "second");
+  cluster.sim.run_for(2s);
+  ASSERT_EQ(first.cache().size(), 4u);
+  ASSERT_EQ(second.cache().size(), 4u);
+  for (const char* path : {"/J", "/J/a", "/J/a/b", "/J/c"}) {
+    ASSERT_NE(first.cache().find(path), nullptr) << path;
+    EXPECT_EQ(first.cache().find(path), second.cache().find(path)) << path;
+  }
+  EXPECT_EQ(curator::SharedChildData::pooled(), before + 4);
+  EXPECT_EQ(second.read("/J/a/b"), "ab");
 }
 
 sim::Task<void> changeManyTimes(CuratorNode& self) {
