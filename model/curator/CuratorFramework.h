@@ -195,6 +195,16 @@ class CuratorFramework {
   void fireWatcher(std::uint64_t id, const zk::WatchedEvent& event);
   void dropWatcher(std::uint64_t id) { watchers_.erase(id); }
 
+  // getData and getChildren: one read with its retries, which leaves a watch only on success. The
+  // read is described by a constant, so that the frame of a read in flight holds one pointer for it.
+  template <class Result>
+  struct ReadOperation {
+    std::string_view name;  // for the trace
+    std::uint64_t RequestCounts::*count;
+    zk::Async<Result> (zk::ZooKeeper::*read)(std::string path, zk::Watcher watcher);
+  };
+  template <class Result>
+  sim::Task<Result> readWithRetry(const ReadOperation<Result>& operation, std::string path, CuratorWatcher watcher, Call call);
   sim::Task<zk::Code> mkdirs(zk::ZooKeeper& zk, std::string path);
   sim::Task<zk::Code> deleteChildren(zk::ZooKeeper& zk, std::string path);
   sim::Task<void> guaranteedDeleteLoop(std::string path);

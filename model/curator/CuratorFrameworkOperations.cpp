@@ -126,40 +126,34 @@ sim::Task<zk::StatResult> CuratorFramework::checkExists(std::string path, Curato
   }
 }
 
-sim::Task<zk::DataResult> CuratorFramework::getData(std::string path, CuratorWatcher watcher, Call call) {
-  RetryLoop loop(*this, "getData", call);
+template <class Result>
+sim::Task<Result> CuratorFramework::readWithRetry(const ReadOperation<Result>& operation, std::string path, CuratorWatcher watcher,
+                                                  Call call) {
+  RetryLoop loop(*this, operation.name, call);
   while (true) {
     zk::Code code = co_await loop.beforeAttempt();
     if (code == zk::Code::ok) {
       std::uint64_t id = 0;
-      requestCounts_.getData++;
-      zk::Async<zk::DataResult> read = client_.getZooKeeper().getData(path, usingWatcher(watcher, client_.getInstanceIndex(), id));
-      zk::DataResult result = co_await std::move(read);
+      requestCounts_.*operation.count += 1;
+      zk::Async<Result> pending = (client_.getZooKeeper().*operation.read)(path, usingWatcher(watcher, client_.getInstanceIndex(), id));
+      Result result = co_await std::move(pending);
       if (result.code == zk::Code::ok) co_return result;
-      if (id != 0) dropWatcher(id);  // a data watch only on success
-      ELECTSIM_ASSERT(result.data.empty() && result.stat == zk::Stat{});
+      if (id != 0) dropWatcher(id);  // a data or child watch only on success
+      ELECTSIM_ASSERT(result.stat == zk::Stat{});
       code = result.code;
     }
-    if (!co_await loop.shouldRetry(code)) co_return zk::DataResult{code, {}, {}};
+    if (!co_await loop.shouldRetry(code)) co_return Result{code, {}, {}};
   }
 }
 
+sim::Task<zk::DataResult> CuratorFramework::getData(std::string path, CuratorWatcher watcher, Call call) {
+  static constexpr ReadOperation<zk::DataResult> operation{"getData", &RequestCounts::getData, &zk::ZooKeeper::getData};
+  return readWithRetry(operation, std::move(path), std::move(watcher), call);
+}
+
 sim::Task<zk::ChildrenResult> CuratorFramework::getChildren(std::string path, CuratorWatcher watcher, Call call) {
-  RetryLoop loop(*this, "getChildren", call);
-  while (true) {
-    zk::Code code = co_await loop.beforeAttempt();
-    if (code == zk::Code::ok) {
-      std::uint64_t id = 0;
-      requestCounts_.getChildren++;
-      zk::Async<zk::ChildrenResult> list = client_.getZooKeeper().getChildren(path, usingWatcher(watcher, client_.getInstanceIndex(), id));
-      zk::ChildrenResult result = co_await std::move(list);
-      if (result.code == zk::Code::ok) co_return result;
-      if (id != 0) dropWatcher(id);  // a child watch only on success
-      ELECTSIM_ASSERT(result.children.empty() && result.stat == zk::Stat{});
-      code = result.code;
-    }
-    if (!co_await loop.shouldRetry(code)) co_return zk::ChildrenResult{code, {}, {}};
-  }
+  static constexpr ReadOperation<zk::ChildrenResult> operation{"getChildren", &RequestCounts::getChildren, &zk::ZooKeeper::getChildren};
+  return readWithRetry(operation, std::move(path), std::move(watcher), call);
 }
 
 sim::Task<zk::Code> CuratorFramework::addWatch(std::string basePath, CuratorWatcher watcher, zk::AddWatchMode mode, Call call) {
