@@ -3,7 +3,7 @@
 //
 // The simulated handle queues the request when the call is made and hands back the reply to come
 // with the function that turns it into R: no coroutine of its own, so a read in flight costs its
-// caller no frame (one was 640 B of the 4 kB an outstanding CuratorCache read held; in a burst of
+// caller no frame (one was 640 B of the 2.2 kB an outstanding CuratorCache read held; in a burst of
 // 10,000 notifications to each of 100 instances there are a million of them). The live handle is
 // a coroutine that returns an Async, as it would a sim::Task.
 //
