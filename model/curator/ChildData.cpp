@@ -37,9 +37,6 @@ struct ByVersion {
   }
 };
 
-}  // namespace
-
-namespace {
 // The pool of this thread's shared copies (Entry is SharedChildData's, named by its members). Its
 // order is by value, never by address, and nothing iterates it: it only finds a copy equal to a
 // given one.
@@ -69,7 +66,9 @@ std::size_t SharedChildData::pooled() { return pool<Entry>().size(); }
 void SharedChildData::release() noexcept {
   if (entry_ == nullptr) return;
   if (--entry_->references == 0) {
-    pool<Entry>().erase(entry_);
+    // Released on the thread that interned it, as a simulation's caches are.
+    std::size_t erased = pool<Entry>().erase(entry_);
+    ELECTSIM_ASSERT(erased == 1);
     delete entry_;
   }
   entry_ = nullptr;
