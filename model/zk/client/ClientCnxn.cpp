@@ -242,8 +242,11 @@ void ClientCnxn::readResponse(ClientPacket& packet) {
   if (reply == nullptr) return;
   if (reply->xid == ping_xid || reply->xid == set_watches_xid) return;
   if (reply->zxid > 0) lastZxid_ = reply->zxid;
-  auto pending = pending_.find(reply->xid);
-  if (pending == pending_.end()) return;
+  // SendThread.readResponse takes the head of pendingQueue: a connection's replies come in the
+  // order of its requests. Java turns any other reply into an IOException ("Xid out of order");
+  // the model's server answers in order, so here it would be a bug of the model.
+  ELECTSIM_ASSERT_MSG(!pending_.empty() && pending_.begin()->first == reply->xid, "Xid out of order");
+  auto pending = pending_.begin();
   Pending waiting = std::move(pending->second);
   pending_.erase(pending);
   registerWatch(waiting.watch, reply->err);
