@@ -14,6 +14,15 @@ void Scope::spawn(Task<void> task) {
   children_.push_back(Child{handle, start});
 }
 
+void Scope::start(Task<void> task) {
+  ELECTSIM_ASSERT(task.valid());
+  ELECTSIM_ASSERT_MSG(sim_.current_node() == node_, "Scope::start from another node's event");
+  auto handle = task.release();
+  handle.promise().owner = this;
+  children_.push_back(Child{handle, EventToken{}});
+  sim_.resume_from_handler(handle, node_);  // it may finish, and leave children_, before this returns
+}
+
 void Scope::clear() {
   // Destroy in reverse spawn order, like locals. Destructors of the frames' awaiters cancel their
   // events; sockets they own close (with or without a FIN, as the node's stop mode says).

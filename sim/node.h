@@ -34,6 +34,9 @@ class Scope final : public TaskOwner {
 
   // Starts `task` at the current instant (as a new event, never inline).
   void spawn(Task<void> task);
+  // Starts `task` now, inline: for a callback run by an event of its own (never from a coroutine)
+  // that hands its work on to a coroutine, as a coroutine resumed by that event would go on.
+  void start(Task<void> task);
   void clear();
   std::size_t size() const { return children_.size(); }
   NodeId node() const { return node_; }

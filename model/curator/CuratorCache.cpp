@@ -104,16 +104,40 @@ void CuratorCache::nodeChanged(std::string path) {
     return;
   }
   increment();
-  scope_.spawn(nodeChangedTask(std::move(path)));
+  scope_.spawn(readTask(nodeChangedRead, std::move(path)));
 }
 
-// The tasks keep only what waits for the reply (the path and the call): a burst of notifications
-// has one of each per changed node outstanding, and the work on the reply is done in plain
-// functions, whose locals do not live in the frame.
-sim::Task<void> CuratorCache::nodeChangedTask(std::string path) {
-  sim::Task<zk::DataResult> read = client_.getData(path, {}, Call::inBackground);
-  zk::DataResult result = co_await std::move(read);
-  nodeRead(std::move(path), std::move(result));
+const CuratorCache::BackgroundRead<zk::DataResult> CuratorCache::nodeChangedRead{
+    &CuratorFramework::getDataInBackground, &CuratorFramework::retryGetData, &CuratorFramework::getData, &CuratorCache::nodeRead};
+const CuratorCache::BackgroundRead<zk::ChildrenResult> CuratorCache::childrenChangedRead{
+    &CuratorFramework::getChildrenInBackground, &CuratorFramework::retryGetChildren, &CuratorFramework::getChildren,
+    &CuratorCache::childrenRead};
+
+// A read sent with a callback (nearly always: the client is connected) keeps nothing of the cache in
+// a frame while it is in flight: in a burst of notifications there is one per changed node. Its
+// callback runs when an awaiting coroutine would have been resumed, and a failed first attempt
+// goes on to its retries in a coroutine started then, so the two ways run the same steps at the
+// same instants.
+template <class Result>
+sim::Task<void> CuratorCache::readTask(const BackgroundRead<Result>& read, std::string path) {
+  const sim::Instant start = client_.sim().now();
+  auto answered = [this, alive = std::weak_ptr<const bool>(alive_), &read, path, start](Result result) {
+    if (alive.expired()) return;  // the cache is gone, with its scope
+    if (result.code == zk::Code::ok) {
+      (this->*read.answered)(path, std::move(result));
+    } else {
+      scope_.start(retryTask(read, path, start, result.code));
+    }
+  };
+  if ((client_.*read.send)(path, std::move(answered))) co_return;
+  Result result = co_await (client_.*read.await)(path, {}, Call::inBackground);
+  (this->*read.answered)(std::move(path), std::move(result));
+}
+
+template <class Result>
+sim::Task<void> CuratorCache::retryTask(const BackgroundRead<Result>& read, std::string path, sim::Instant start, zk::Code failed) {
+  Result result = co_await (client_.*read.retry)(path, start, failed);
+  (this->*read.answered)(std::move(path), std::move(result));
 }
 
 void CuratorCache::nodeRead(std::string path, zk::DataResult result) {
@@ -133,16 +157,10 @@ void CuratorCache::checkChildrenChanged(const std::string& fromPath, const std::
   if (state_ != State::started) return;
   if (oldStat && oldStat->cversion == newStat.cversion) return;  // children haven't changed
   increment();
-  scope_.spawn(childrenChangedTask(fromPath));
+  scope_.spawn(readTask(childrenChangedRead, fromPath));
 }
 
-sim::Task<void> CuratorCache::childrenChangedTask(std::string fromPath) {
-  sim::Task<zk::ChildrenResult> list = client_.getChildren(fromPath, {}, Call::inBackground);
-  zk::ChildrenResult result = co_await std::move(list);
-  childrenRead(fromPath, std::move(result));
-}
-
-void CuratorCache::childrenRead(const std::string& fromPath, zk::ChildrenResult result) {
+void CuratorCache::childrenRead(std::string fromPath, zk::ChildrenResult result) {
   if (state_ != State::started) return;
   if (result.code == zk::Code::ok) {
     // Every child is read again, known or not: versions keep the events unique.

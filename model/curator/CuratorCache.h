@@ -90,11 +90,23 @@ class CuratorCache {
   void rebuild();
   void processEvent(const zk::WatchedEvent& event);
   void nodeChanged(std::string path);
-  sim::Task<void> nodeChangedTask(std::string path);
-  void nodeRead(std::string path, zk::DataResult result);  // nodeChangedTask's getData answered
+  void nodeRead(std::string path, zk::DataResult result);  // nodeChanged's getData answered
   void checkChildrenChanged(const std::string& fromPath, const std::optional<zk::Stat>& oldStat, const zk::Stat& newStat);
-  sim::Task<void> childrenChangedTask(std::string fromPath);
-  void childrenRead(const std::string& fromPath, zk::ChildrenResult result);
+  void childrenRead(std::string fromPath, zk::ChildrenResult result);
+  // The two background reads, getData for nodeChanged and getChildren for checkChildrenChanged.
+  template <class Result>
+  struct BackgroundRead {
+    bool (CuratorFramework::*send)(std::string path, std::function<void(Result)> callback);
+    sim::Task<Result> (CuratorFramework::*retry)(std::string path, sim::Instant start, zk::Code failed);
+    sim::Task<Result> (CuratorFramework::*await)(std::string path, CuratorWatcher watcher, Call call);
+    void (CuratorCache::*answered)(std::string path, Result result);
+  };
+  static const BackgroundRead<zk::DataResult> nodeChangedRead;
+  static const BackgroundRead<zk::ChildrenResult> childrenChangedRead;
+  template <class Result>
+  sim::Task<void> readTask(const BackgroundRead<Result>& read, std::string path);
+  template <class Result>
+  sim::Task<void> retryTask(const BackgroundRead<Result>& read, std::string path, sim::Instant start, zk::Code failed);
   // The storage; putStorage returns the previous entry's stat.
   std::optional<zk::Stat> putStorage(ChildData data);
   void removeStorage(const std::string& path);
@@ -137,6 +149,8 @@ class CuratorCache {
   std::uint64_t watcherOwner_;
   std::int64_t outstandingOps_ = 0;  // OutstandingOps: `initialized` when it first drains
   bool initialized_ = false;
+  // Expires with the cache: a read's callback (which may come after) checks it first.
+  std::shared_ptr<const bool> alive_ = std::make_shared<const bool>(true);
   sim::Scope scope_;  // declared last: destroyed first
 };
 

@@ -151,6 +151,18 @@ class CuratorFramework {
   sim::Task<zk::StatResult> checkExists(std::string path, CuratorWatcher watcher = {}, Call call = Call::foreground);
   sim::Task<zk::DataResult> getData(std::string path, CuratorWatcher watcher = {}, Call call = Call::foreground);
   sim::Task<zk::ChildrenResult> getChildren(std::string path, CuratorWatcher watcher = {}, Call call = Call::foreground);
+  // getData().inBackground(callback).forPath(path) when its first attempt can start at once
+  // (started and connected, as nearly always): the read is sent now and its result handed to
+  // `callback`, so nothing of it waits in a coroutine frame (in a burst of notifications, a
+  // CuratorCache has a read in flight per changed node). False, with nothing sent, otherwise: the
+  // caller then awaits getData(path, {}, Call::inBackground). A failure handed to the callback is
+  // the first attempt's; retryGetData goes on from there.
+  bool getDataInBackground(std::string path, zk::ZooKeeper::DataCallback callback);
+  bool getChildrenInBackground(std::string path, zk::ZooKeeper::ChildrenCallback callback);
+  // What getData(path, {}, Call::inBackground) does after its first attempt, begun at `start`,
+  // failed with `failed`: the retries, then the result.
+  sim::Task<zk::DataResult> retryGetData(std::string path, sim::Instant start, zk::Code failed);
+  sim::Task<zk::ChildrenResult> retryGetChildren(std::string path, sim::Instant start, zk::Code failed);
   sim::Task<zk::StatResult> setData(std::string path, std::string data, std::int32_t version = -1, Call call = Call::foreground);
   sim::Task<zk::Code> deleteNode(std::string path, DeleteOptions options = {});
   // transaction().forOperations(...): one multi, retried like any foreground operation.
@@ -202,9 +214,16 @@ class CuratorFramework {
     std::string_view name;  // for the trace
     std::uint64_t RequestCounts::*count;
     zk::Async<Result> (zk::ZooKeeper::*read)(std::string path, zk::Watcher watcher);
+    void (zk::ZooKeeper::*readWithCallback)(std::string path, zk::Watcher watcher, std::function<void(Result)> callback);
   };
+  static const ReadOperation<zk::DataResult> getDataOperation;
+  static const ReadOperation<zk::ChildrenResult> getChildrenOperation;
+  // From `failed` (not OK) on, the retries of a background read whose first attempt began at `start`.
   template <class Result>
-  sim::Task<Result> readWithRetry(const ReadOperation<Result>& operation, std::string path, CuratorWatcher watcher, Call call);
+  sim::Task<Result> readWithRetry(const ReadOperation<Result>& operation, std::string path, CuratorWatcher watcher, Call call,
+                                  sim::Instant start, zk::Code failed = zk::Code::ok);
+  template <class Result>
+  bool readInBackground(const ReadOperation<Result>& operation, std::string path, std::function<void(Result)> callback);
   sim::Task<zk::Code> mkdirs(zk::ZooKeeper& zk, std::string path);
   sim::Task<zk::Code> deleteChildren(zk::ZooKeeper& zk, std::string path);
   sim::Task<void> guaranteedDeleteLoop(std::string path);

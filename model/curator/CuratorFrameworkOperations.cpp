@@ -126,12 +126,18 @@ sim::Task<zk::StatResult> CuratorFramework::checkExists(std::string path, Curato
   }
 }
 
+const CuratorFramework::ReadOperation<zk::DataResult> CuratorFramework::getDataOperation{"getData", &RequestCounts::getData,
+                                                                                        &zk::ZooKeeper::getData, &zk::ZooKeeper::getData};
+const CuratorFramework::ReadOperation<zk::ChildrenResult> CuratorFramework::getChildrenOperation{
+    "getChildren", &RequestCounts::getChildren, &zk::ZooKeeper::getChildren, &zk::ZooKeeper::getChildren};
+
 template <class Result>
 sim::Task<Result> CuratorFramework::readWithRetry(const ReadOperation<Result>& operation, std::string path, CuratorWatcher watcher,
-                                                  Call call) {
-  RetryLoop loop(*this, operation.name, call);
+                                                  Call call, sim::Instant start, zk::Code failed) {
+  RetryLoop loop(*this, operation.name, call, start);
+  zk::Code code = failed;
   while (true) {
-    zk::Code code = co_await loop.beforeAttempt();
+    if (code == zk::Code::ok) code = co_await loop.beforeAttempt();
     if (code == zk::Code::ok) {
       std::uint64_t id = 0;
       requestCounts_.*operation.count += 1;
@@ -143,17 +149,44 @@ sim::Task<Result> CuratorFramework::readWithRetry(const ReadOperation<Result>& o
       code = result.code;
     }
     if (!co_await loop.shouldRetry(code)) co_return Result{code, {}, {}};
+    code = zk::Code::ok;
   }
 }
 
+template <class Result>
+bool CuratorFramework::readInBackground(const ReadOperation<Result>& operation, std::string path, std::function<void(Result)> callback) {
+  zk::ZooKeeper& zk = client_.getZooKeeper();
+  // What readWithRetry's first beforeAttempt answers at once; the attempt is the same request.
+  if (!RetryLoop::backgroundAttemptReady(*this) || !zk.hasCallbacks()) return false;
+  requestCounts_.*operation.count += 1;
+  (zk.*operation.readWithCallback)(std::move(path), {}, std::move(callback));
+  return true;
+}
+
 sim::Task<zk::DataResult> CuratorFramework::getData(std::string path, CuratorWatcher watcher, Call call) {
-  static constexpr ReadOperation<zk::DataResult> operation{"getData", &RequestCounts::getData, &zk::ZooKeeper::getData};
-  return readWithRetry(operation, std::move(path), std::move(watcher), call);
+  return readWithRetry(getDataOperation, std::move(path), std::move(watcher), call, sim().now());
 }
 
 sim::Task<zk::ChildrenResult> CuratorFramework::getChildren(std::string path, CuratorWatcher watcher, Call call) {
-  static constexpr ReadOperation<zk::ChildrenResult> operation{"getChildren", &RequestCounts::getChildren, &zk::ZooKeeper::getChildren};
-  return readWithRetry(operation, std::move(path), std::move(watcher), call);
+  return readWithRetry(getChildrenOperation, std::move(path), std::move(watcher), call, sim().now());
+}
+
+bool CuratorFramework::getDataInBackground(std::string path, zk::ZooKeeper::DataCallback callback) {
+  return readInBackground(getDataOperation, std::move(path), std::move(callback));
+}
+
+bool CuratorFramework::getChildrenInBackground(std::string path, zk::ZooKeeper::ChildrenCallback callback) {
+  return readInBackground(getChildrenOperation, std::move(path), std::move(callback));
+}
+
+sim::Task<zk::DataResult> CuratorFramework::retryGetData(std::string path, sim::Instant start, zk::Code failed) {
+  ELECTSIM_ASSERT(failed != zk::Code::ok);
+  return readWithRetry(getDataOperation, std::move(path), {}, Call::inBackground, start, failed);
+}
+
+sim::Task<zk::ChildrenResult> CuratorFramework::retryGetChildren(std::string path, sim::Instant start, zk::Code failed) {
+  ELECTSIM_ASSERT(failed != zk::Code::ok);
+  return readWithRetry(getChildrenOperation, std::move(path), {}, Call::inBackground, start, failed);
 }
 
 sim::Task<zk::Code> CuratorFramework::addWatch(std::string basePath, CuratorWatcher watcher, zk::AddWatchMode mode, Call call) {

@@ -6,9 +6,16 @@ namespace {
 constexpr sim::Duration forced_sleep = 1000ms;  // performBackgroundOperation's requeue while disconnected
 }
 
-RetryLoop::RetryLoop(CuratorFramework& client, std::string_view operation, Call call)
-    : client_(client), operation_(operation), call_(call), start_(client.sim().now()) {
+RetryLoop::RetryLoop(CuratorFramework& client, std::string_view operation, Call call) : RetryLoop(client, operation, call, client.sim().now()) {}
+
+RetryLoop::RetryLoop(CuratorFramework& client, std::string_view operation, Call call, sim::Instant start)
+    : client_(client), operation_(operation), call_(call), start_(start) {
   ELECTSIM_ASSERT(!operation.empty());
+  ELECTSIM_ASSERT(start <= client.sim().now());
+}
+
+bool RetryLoop::backgroundAttemptReady(CuratorFramework& client) {
+  return client.isStarted() && client.getZookeeperClient().isConnected();
 }
 
 sim::Eager<zk::Code> RetryLoop::beforeAttempt() {
@@ -21,7 +28,7 @@ sim::Eager<zk::Code> RetryLoop::beforeAttempt() {
       waitedForConnection_ = true;
       return zk::Code::ok;
     }
-  } else if (client_.getZookeeperClient().isConnected()) {
+  } else if (backgroundAttemptReady(client_)) {
     return zk::Code::ok;
   }
   return waitForConnection();

@@ -21,8 +21,13 @@ namespace curator {
 
 class RetryLoop {
  public:
-  // `operation` names the operation in the trace; it must be a string literal.
+  // `operation` names the operation in the trace; it must be a string literal. `start`: when the
+  // operation began (its first attempt), if before now.
   RetryLoop(CuratorFramework& client, std::string_view operation, Call call);
+  RetryLoop(CuratorFramework& client, std::string_view operation, Call call, sim::Instant start);
+
+  // Whether beforeAttempt of a background operation answers OK at once: started and connected.
+  static bool backgroundAttemptReady(CuratorFramework& client);
 
   // Before each attempt. Foreground: the first time only, wait up to connectionTimeout for the
   // connection (internalBlockUntilConnectedOrTimedOut). Background: while disconnected and younger

@@ -26,7 +26,9 @@ namespace elasticjob {
 class JobNotifyExecutor {
  public:
   // A LinkedBlockingQueue is unbounded; a run that queues this many events has a runaway listener.
-  static constexpr std::size_t queue_max = 100'000;
+  // A job's first sharding of 10,000 items (the scenario maximum) gives every instance two cache
+  // events an item, each queued once for every listener of the job (about ten): 200,000 at once.
+  static constexpr std::size_t queue_max = 2'000'000;
 
   JobNotifyExecutor(sim::Node& node, std::string jobName);
   JobNotifyExecutor(const JobNotifyExecutor&) = delete;

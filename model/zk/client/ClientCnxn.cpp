@@ -46,18 +46,42 @@ void ClientCnxn::trace_state(const char* state) {
 ClientCnxn::PendingReply ClientCnxn::submitRequest(ClientRequest request, WatchRegistration watch) {
   sim::Promise<ClientReply> promise;
   sim::Future<ClientReply> reply = promise.get_future();
+  enqueue(std::move(request), std::move(promise), std::move(watch));
+  return PendingReply(sim(), std::move(reply));
+}
+
+void ClientCnxn::submitRequest(ClientRequest request, WatchRegistration watch, ReplyCallback callback) {
+  ELECTSIM_ASSERT(callback);
+  enqueue(std::move(request), std::move(callback), std::move(watch));
+}
+
+void ClientCnxn::enqueue(ClientRequest request, ReplyTarget reply, WatchRegistration watch) {
   if (state_ == States::closed) {
     ClientReply expired;
     expired.xid = request.xid;
     expired.err = Code::session_expired;
-    promise.set_value(std::move(expired));
-    return PendingReply(sim(), std::move(reply));
+    // Answered now: an awaiter finds its reply ready, a callback is called before this returns.
+    if (auto* callback = std::get_if<ReplyCallback>(&reply)) {
+      (*callback)(std::move(expired));
+    } else {
+      std::get<sim::Promise<ClientReply>>(reply).set_value(std::move(expired));
+    }
+    return;
   }
   request.xid = xid_++;
   // Made in its ring slot (no Outgoing temporary to move from): the request is a large value.
-  outgoing_.emplace_back(std::move(request), std::move(promise), std::move(watch));
+  outgoing_.emplace_back(std::move(request), std::move(reply), std::move(watch));
   if (state_ == States::connected) sendOutgoing();
-  return PendingReply(sim(), std::move(reply));
+}
+
+void ClientCnxn::answer(ReplyTarget& target, ClientReply reply) {
+  if (auto* promise = std::get_if<sim::Promise<ClientReply>>(&target)) {
+    promise->set_value(std::move(reply));
+    return;
+  }
+  // What Promise::set_value does for its awaiter: an event at this instant, for the owner's node.
+  sim().schedule_callback(sim().now(), owner_.id(),
+                          [callback = std::move(std::get<ReplyCallback>(target)), reply = std::move(reply)]() mutable { callback(std::move(reply)); });
 }
 
 ClientReply ClientCnxn::ReplyAwaiter::await_resume() {
@@ -93,14 +117,14 @@ void ClientCnxn::cleanup(Code reason) {
     ClientReply reply;
     reply.xid = xid;
     reply.err = reason;
-    waiting.reply.set_value(reply);
+    answer(waiting.reply, std::move(reply));
   }
   for (std::size_t i = 0; i < outgoing.size(); i++) {
     Outgoing& request = outgoing[i];
     ClientReply reply;
     reply.xid = request.request.xid;
     reply.err = reason;
-    request.reply.set_value(reply);
+    answer(request.reply, std::move(reply));
   }
 }
 
@@ -250,7 +274,7 @@ void ClientCnxn::readResponse(ClientPacket& packet) {
   Pending waiting = std::move(pending->second);
   pending_.erase(pending);
   registerWatch(waiting.watch, reply->err);
-  waiting.reply.set_value(std::move(*reply));
+  answer(waiting.reply, std::move(*reply));
 }
 
 void ClientCnxn::registerWatch(WatchRegistration& watch, Code err) {

@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <variant>
 #include <vector>
 
 #include "model/zk/ClientPacket.h"
@@ -106,20 +107,34 @@ class ClientCnxn {
   // Callers await it in the same expression, as they would the Java call.
   [[nodiscard]] PendingReply submitRequest(ClientRequest request, WatchRegistration watch = WatchRegistration());
 
+  // The same request with its reply handed to a function, as ZooKeeper's asynchronous API hands it
+  // to an AsyncCallback: nothing waits in a coroutine while it is in flight (in a burst of
+  // notifications, a cache has one read in flight per changed node). The callback runs in an event
+  // of its own at the instant the reply is read, which is when an awaiting coroutine would be
+  // resumed, so the two forms order everything alike; at once when the handle is closed, as an
+  // awaiter would go on at once; never once the node has crashed or restarted.
+  using ReplyCallback = std::function<void(ClientReply&&)>;
+  void submitRequest(ClientRequest request, WatchRegistration watch, ReplyCallback callback);
+
  private:
+  // Who is told of a reply: an awaiting coroutine, through its promise, or a callback.
+  using ReplyTarget = std::variant<sim::Promise<ClientReply>, ReplyCallback>;
   struct Outgoing {
     // Not an aggregate: Ring::emplace_back builds it in place with parentheses, which clang 14
     // does not accept for aggregates (C++20's P0960).
-    Outgoing(ClientRequest request_to_send, sim::Promise<ClientReply> reply_to_fulfil, WatchRegistration watch_to_register)
-        : request(std::move(request_to_send)), reply(std::move(reply_to_fulfil)), watch(std::move(watch_to_register)) {}
+    Outgoing(ClientRequest request_to_send, ReplyTarget reply_to_give, WatchRegistration watch_to_register)
+        : request(std::move(request_to_send)), reply(std::move(reply_to_give)), watch(std::move(watch_to_register)) {}
     ClientRequest request;
-    sim::Promise<ClientReply> reply;
+    ReplyTarget reply;
     WatchRegistration watch;
   };
   struct Pending {
-    sim::Promise<ClientReply> reply;
+    ReplyTarget reply;
     WatchRegistration watch;
   };
+
+  void enqueue(ClientRequest request, ReplyTarget reply, WatchRegistration watch);
+  void answer(ReplyTarget& target, ClientReply reply);
 
   sim::Task<void> sendThread();
   sim::Task<void> eventThread();

@@ -19,15 +19,29 @@ WatchRegistration watchFor(WatchRegistration::Kind kind, const std::string& path
   return registration;
 }
 
-// A read that may leave a watch. The registration is made first: it copies the path only for a
-// watch, and the request then takes the path.
-ClientCnxn::PendingReply submitRead(ClientCnxn& cnxn, OpCode type, WatchRegistration::Kind kind, std::string path, Watcher watcher) {
+// A read that may leave a watch, awaited or with a callback (`reply...`). The registration is made
+// first: it copies the path only for a watch, and the request then takes the path.
+template <class... Callback>
+auto submitRead(ClientCnxn& cnxn, OpCode type, WatchRegistration::Kind kind, std::string path, Watcher watcher, Callback&&... callback) {
   WatchRegistration registration = watchFor(kind, path, std::move(watcher));
   ClientRequest request = makeRequest(type, std::move(path));
   request.watch = registration.kind != WatchRegistration::Kind::none;
-  return cnxn.submitRequest(std::move(request), std::move(registration));
+  return cnxn.submitRequest(std::move(request), std::move(registration), std::forward<Callback>(callback)...);
 }
+
+DataResult dataResult(ClientReply&& reply) { return DataResult{reply.err, reply.takeData(), reply.stat}; }
+ChildrenResult childrenResult(ClientReply&& reply) { return ChildrenResult{reply.err, reply.takeChildren(), reply.stat}; }
 }  // namespace
+
+void ZooKeeper::getData(std::string path, Watcher watcher, DataCallback callback) {
+  (void)path, (void)watcher, (void)callback;
+  ELECTSIM_ASSERT_MSG(false, "getData with a callback on a handle without callbacks (check hasCallbacks)");
+}
+
+void ZooKeeper::getChildren(std::string path, Watcher watcher, ChildrenCallback callback) {
+  (void)path, (void)watcher, (void)callback;
+  ELECTSIM_ASSERT_MSG(false, "getChildren with a callback on a handle without callbacks (check hasCallbacks)");
+}
 
 // Each call queues its request now and returns the reply to come with what the caller gets of it.
 
@@ -50,13 +64,21 @@ Async<StatResult> SimulatedZooKeeper::exists(std::string path, Watcher watcher) 
 }
 
 Async<DataResult> SimulatedZooKeeper::getData(std::string path, Watcher watcher) {
-  return {submitRead(*cnxn_, OpCode::get_data, WatchRegistration::Kind::data, std::move(path), std::move(watcher)),
-          [](ClientReply&& reply) { return DataResult{reply.err, reply.takeData(), reply.stat}; }};
+  return {submitRead(*cnxn_, OpCode::get_data, WatchRegistration::Kind::data, std::move(path), std::move(watcher)), &dataResult};
 }
 
 Async<ChildrenResult> SimulatedZooKeeper::getChildren(std::string path, Watcher watcher) {
-  return {submitRead(*cnxn_, OpCode::get_children, WatchRegistration::Kind::child, std::move(path), std::move(watcher)),
-          [](ClientReply&& reply) { return ChildrenResult{reply.err, reply.takeChildren(), reply.stat}; }};
+  return {submitRead(*cnxn_, OpCode::get_children, WatchRegistration::Kind::child, std::move(path), std::move(watcher)), &childrenResult};
+}
+
+void SimulatedZooKeeper::getData(std::string path, Watcher watcher, DataCallback callback) {
+  submitRead(*cnxn_, OpCode::get_data, WatchRegistration::Kind::data, std::move(path), std::move(watcher),
+             [callback = std::move(callback)](ClientReply&& reply) { callback(dataResult(std::move(reply))); });
+}
+
+void SimulatedZooKeeper::getChildren(std::string path, Watcher watcher, ChildrenCallback callback) {
+  submitRead(*cnxn_, OpCode::get_children, WatchRegistration::Kind::child, std::move(path), std::move(watcher),
+             [callback = std::move(callback)](ClientReply&& reply) { callback(childrenResult(std::move(reply))); });
 }
 
 Async<Code> SimulatedZooKeeper::addWatch(std::string basePath, Watcher watcher, AddWatchMode mode) {

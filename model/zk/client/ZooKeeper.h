@@ -72,6 +72,14 @@ class ZooKeeper {
   // it and every node below; it stays after it fires, and over reconnects of this session.
   // UNIMPLEMENTED where the client has no addWatch (see ZookeeperFactory::hasPersistentWatchers).
   virtual Async<Code> addWatch(std::string basePath, Watcher watcher, AddWatchMode mode) = 0;
+  // The asynchronous reads (getData(path, watcher, DataCallback, ctx) in Java): the request is
+  // queued now and its result handed to `callback` (ClientCnxn::submitRequest with a callback).
+  // Only where hasCallbacks(); a handle without them is awaited instead.
+  using DataCallback = std::function<void(DataResult)>;
+  using ChildrenCallback = std::function<void(ChildrenResult)>;
+  virtual bool hasCallbacks() const { return false; }
+  virtual void getData(std::string path, Watcher watcher, DataCallback callback);
+  virtual void getChildren(std::string path, Watcher watcher, ChildrenCallback callback);
   // A graceful end: closeSession if connected (the server deletes the session's ephemerals now).
   // Destroying a handle that was not closed is what a process death does: the connection drops and
   // the session lives on at the servers until it expires.
@@ -120,6 +128,9 @@ class SimulatedZooKeeper final : public ZooKeeper {
   Async<StatResult> setData(std::string path, std::string data, std::int32_t version = -1) override;
   Async<MultiResult> multi(std::vector<Op> ops) override;
   Async<Code> addWatch(std::string basePath, Watcher watcher, AddWatchMode mode) override;
+  bool hasCallbacks() const override { return true; }
+  void getData(std::string path, Watcher watcher, DataCallback callback) override;
+  void getChildren(std::string path, Watcher watcher, ChildrenCallback callback) override;
   sim::Task<void> close() override { return cnxn_->close(); }
   void injectSessionExpiration() override { cnxn_->closeLocally(); }
 
