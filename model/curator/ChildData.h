@@ -15,6 +15,7 @@
 #include <string>
 
 #include "model/zk/types.h"
+#include "sim/assert.h"
 
 namespace curator {
 
@@ -25,6 +26,8 @@ struct ChildData {
   bool operator==(const ChildData&) const = default;
 };
 
+// A counted reference to an interned copy, or none (a null ChildData in Java: a listener's oldData of
+// a NODE_CREATED). Holding one keeps the copy, as a Java reference keeps its object.
 class SharedChildData {
  public:
   // The shared copy of `data`: the one a cache of this thread holds already, or a new one.
@@ -32,7 +35,10 @@ class SharedChildData {
   // Copies interned on this thread and not yet released (for tests and reports).
   static std::size_t pooled();
 
-  SharedChildData(const SharedChildData& other) noexcept : entry_(other.entry_) { entry_->references++; }
+  SharedChildData() = default;
+  SharedChildData(const SharedChildData& other) noexcept : entry_(other.entry_) {
+    if (entry_ != nullptr) entry_->references++;
+  }
   SharedChildData(SharedChildData&& other) noexcept : entry_(other.entry_) { other.entry_ = nullptr; }
   SharedChildData& operator=(SharedChildData other) noexcept {
     std::swap(entry_, other.entry_);
@@ -40,9 +46,13 @@ class SharedChildData {
   }
   ~SharedChildData() { release(); }
 
-  const ChildData& operator*() const { return entry_->data; }
-  const ChildData* operator->() const { return &entry_->data; }
-  const ChildData* get() const { return &entry_->data; }
+  explicit operator bool() const { return entry_ != nullptr; }
+  const ChildData& operator*() const {
+    ELECTSIM_ASSERT(entry_ != nullptr);
+    return entry_->data;
+  }
+  const ChildData* operator->() const { return &**this; }
+  const ChildData* get() const { return entry_ == nullptr ? nullptr : &entry_->data; }
 
  private:
   struct Entry {
@@ -52,7 +62,7 @@ class SharedChildData {
   explicit SharedChildData(Entry* entry) : entry_(entry) {}
   void release() noexcept;
 
-  Entry* entry_;
+  Entry* entry_ = nullptr;
 };
 
 }  // namespace curator

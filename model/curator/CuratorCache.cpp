@@ -177,7 +177,7 @@ std::optional<zk::Stat> CuratorCache::putStorage(ChildData read) {
   auto found = storage_.find(data->path);
   if (found == storage_.end()) {
     storage_.insert(data);
-    callListeners(CuratorCacheListener::Type::NODE_CREATED, nullptr, data.get());
+    callListeners(CuratorCacheListener::Type::NODE_CREATED, {}, data);
     return std::nullopt;
   }
   // Same path, so the same place: the entry is taken out, changed and put back where it was.
@@ -185,7 +185,7 @@ std::optional<zk::Stat> CuratorCache::putStorage(ChildData read) {
   auto entry = storage_.extract(found);
   SharedChildData previous = std::exchange(entry.value(), data);
   storage_.insert(next, std::move(entry));
-  if (previous->stat.version != data->stat.version) callListeners(CuratorCacheListener::Type::NODE_CHANGED, previous.get(), data.get());
+  if (previous->stat.version != data->stat.version) callListeners(CuratorCacheListener::Type::NODE_CHANGED, previous, data);
   return previous->stat;
 }
 
@@ -194,12 +194,11 @@ void CuratorCache::removeStorage(const std::string& path) {
   auto found = storage_.find(path);
   if (found == storage_.end()) return;
   SharedChildData previous = std::move(storage_.extract(found).value());
-  callListeners(CuratorCacheListener::Type::NODE_DELETED, previous.get(), nullptr);
+  callListeners(CuratorCacheListener::Type::NODE_DELETED, previous, {});
 }
 
-void CuratorCache::callListeners(CuratorCacheListener::Type type, const ChildData* oldData, const ChildData* data) {
+void CuratorCache::callListeners(CuratorCacheListener::Type type, const SharedChildData& oldData, const SharedChildData& data) {
   if (state_ != State::started) return;
-  changes_++;
   // The listeners registered now, in order; one removed by an earlier call is skipped.
   boost::container::small_vector<std::uint64_t, 8> ids;
   for (const auto& [id, listener] : listeners_) ids.push_back(id);

@@ -43,8 +43,9 @@ namespace curator {
 
 struct CuratorCacheListener {
   enum class Type : std::uint8_t { NODE_CREATED, NODE_CHANGED, NODE_DELETED };
-  // oldData is null for NODE_CREATED, data is null for NODE_DELETED; both valid during the call.
-  std::function<void(Type type, const ChildData* oldData, const ChildData* data)> event;
+  // oldData is empty for NODE_CREATED, data is empty for NODE_DELETED. A listener may keep them (a
+  // queued notification does), as a Java listener may keep the ChildData objects it is handed.
+  std::function<void(Type type, const SharedChildData& oldData, const SharedChildData& data)> event;
   std::function<void()> initialized;
 };
 
@@ -65,9 +66,6 @@ class CuratorCache {
   // listenable().addListener / removeListener.
   std::uint64_t addListener(CuratorCacheListener listener);
   void removeListener(std::uint64_t id);
-  // Counts the changes the listeners were told of: every listener of one change sees the same
-  // number, so a listener can tell the calls of one change from the next.
-  std::uint64_t changeSequence() const { return changes_; }
 
   // What the cache holds for `path` (possibly stale), or nothing.
   std::optional<ChildData> get(const std::string& path) const;
@@ -110,7 +108,7 @@ class CuratorCache {
   // The storage; putStorage returns the previous entry's stat.
   std::optional<zk::Stat> putStorage(ChildData data);
   void removeStorage(const std::string& path);
-  void callListeners(CuratorCacheListener::Type type, const ChildData* oldData, const ChildData* data);
+  void callListeners(CuratorCacheListener::Type type, const SharedChildData& oldData, const SharedChildData& data);
   void increment() { outstandingOps_++; }
   void decrement();
 
@@ -143,7 +141,6 @@ class CuratorCache {
   std::map<std::string, Watches> watches_;                // the one-shot emulation's watches
   // Shared, so that a call keeps its listener alive without copying it (the call may remove it).
   std::vector<std::pair<std::uint64_t, std::shared_ptr<const CuratorCacheListener>>> listeners_;
-  std::uint64_t changes_ = 0;  // listener calls made: changeSequence()
   std::uint64_t nextListenerId_ = 1;
   std::optional<std::uint64_t> stateListener_;
   std::uint64_t watcherOwner_;

@@ -27,6 +27,10 @@ struct DataChangedEvent {
 
 std::string_view dataChangedEventTypeName(DataChangedEvent::Type type);
 
+// A registry path as ElasticJob sees it: without the namespace's `namespaceLength` characters, and
+// "/" for the namespace itself (Curator's namespace facade strips it).
+std::string pathWithoutNamespace(std::string_view path, std::size_t namespaceLength);
+
 class DataChangedEventListener {
  public:
   virtual ~DataChangedEventListener() = default;

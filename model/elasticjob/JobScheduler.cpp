@@ -50,9 +50,9 @@ void JobScheduler::installLeaderBeliefListener() {
   ELECTSIM_ASSERT(cache != nullptr);
   std::string leaderPath = regCenter_.toFullPath(storage_.getJobNodePath().getFullPath(LeaderNode::INSTANCE));
   curator::CuratorCacheListener listener;
-  listener.event = [this, leaderPath](curator::CuratorCacheListener::Type type, const curator::ChildData* oldData,
-                                      const curator::ChildData* newData) {
-    const curator::ChildData* data = newData != nullptr ? newData : oldData;
+  listener.event = [this, leaderPath](curator::CuratorCacheListener::Type type, const curator::SharedChildData& oldData,
+                                      const curator::SharedChildData& newData) {
+    const curator::ChildData* data = newData ? newData.get() : oldData.get();
     if (data == nullptr) return;
     if (data->path != leaderPath) {
       services_.leaderService.onJobCacheChanged();

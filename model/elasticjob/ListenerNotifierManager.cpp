@@ -23,6 +23,12 @@ std::string_view registryCenterStateName(RegistryCenterState state) {
   return "UNKNOWN";
 }
 
+std::string pathWithoutNamespace(std::string_view path, std::size_t namespaceLength) {
+  ELECTSIM_ASSERT(namespaceLength <= path.size());
+  std::string_view rest = path.substr(namespaceLength);
+  return rest.empty() ? std::string("/") : std::string(rest);
+}
+
 JobNotifyExecutor::JobNotifyExecutor(sim::Node& node, std::string jobName)
     : node_(node), jobName_(std::move(jobName)), queue_(node.sim(), queue_max) {}
 
@@ -32,10 +38,12 @@ void JobNotifyExecutor::start() {
   node_.spawn(run());
 }
 
-void JobNotifyExecutor::execute(DataChangedEventListener& listener, std::shared_ptr<const DataChangedEvent> event) {
-  ELECTSIM_ASSERT(event != nullptr);
+void JobNotifyExecutor::execute(DataChangedEventListener& listener, DataChangedEvent::Type type, curator::SharedChildData node,
+                                std::size_t namespaceLength) {
+  ELECTSIM_ASSERT(node);
+  ELECTSIM_ASSERT(namespaceLength <= node->path.size() && namespaceLength <= UINT16_MAX);
   if (shutdown_) return;  // RejectedExecutionException, logged by Curator's listener container
-  bool queued = queue_.push(Work{&listener, std::move(event)});
+  bool queued = queue_.push(Work{&listener, std::move(node), type, static_cast<std::uint16_t>(namespaceLength)});
   ELECTSIM_ASSERT_MSG(queued, "ListenerNotify-" + jobName_ + " has " + std::to_string(queue_max) + " events queued");
 }
 
@@ -45,8 +53,9 @@ sim::Task<void> JobNotifyExecutor::run() {
   while (true) {
     if (shutdown_ && queue_.empty()) co_return;  // the pool terminates once drained
     Work work = co_await queue_.pop();
+    const DataChangedEvent event(work.type, pathWithoutNamespace(work.node->path, work.namespaceLength), work.node->data);
     try {
-      co_await work.listener->onChange(*work.event);
+      co_await work.listener->onChange(event);
     } catch (const ElasticJobException& error) {
       // ThreadPoolExecutor: the task's exception is printed and the worker replaced.
       node_.sim().trace().emit(node_.id(), "job.error",

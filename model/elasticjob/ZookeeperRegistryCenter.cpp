@@ -84,8 +84,7 @@ std::string_view ZookeeperRegistryCenter::fullPathView(std::string_view key) con
 
 std::string ZookeeperRegistryCenter::fromFullPath(std::string_view path) const {
   ELECTSIM_ASSERT(path.starts_with(namespacePath_));
-  std::string_view rest = path.substr(namespacePath_.size());
-  return rest.empty() ? std::string("/") : std::string(rest);
+  return pathWithoutNamespace(path, namespacePath_.size());
 }
 
 zk::SessionId ZookeeperRegistryCenter::getSessionId() {
@@ -257,24 +256,22 @@ void ZookeeperRegistryCenter::watch(const std::string& key, DataChangedEventList
   DataChangedEventListener* target = &listener;
   JobNotifyExecutor* notify = &executor;
   curator::CuratorCacheListener cacheListener;
-  cacheListener.event = [this, cache, target, notify](curator::CuratorCacheListener::Type curatorType, const curator::ChildData* oldData,
-                                                      const curator::ChildData* newData) {
-    if (oldData == nullptr && newData == nullptr) return;
+  cacheListener.event = [this, target, notify](curator::CuratorCacheListener::Type curatorType, const curator::SharedChildData& oldData,
+                                               const curator::SharedChildData& newData) {
+    if (!oldData && !newData) return;
     DataChangedEvent::Type type = DataChangedEvent::Type::IGNORED;
     switch (curatorType) {
       case curator::CuratorCacheListener::Type::NODE_CREATED: type = DataChangedEvent::Type::ADDED; break;
       case curator::CuratorCacheListener::Type::NODE_CHANGED: type = DataChangedEvent::Type::UPDATED; break;
       case curator::CuratorCacheListener::Type::NODE_DELETED: type = DataChangedEvent::Type::DELETED; break;
     }
-    const curator::ChildData* data = type == DataChangedEvent::Type::DELETED ? oldData : newData;
-    ELECTSIM_ASSERT(data != nullptr);
+    const curator::SharedChildData& data = type == DataChangedEvent::Type::DELETED ? oldData : newData;
+    ELECTSIM_ASSERT(data);
     if (data->path.empty()) return;
-    if (lastEvent_ == nullptr || lastEventCache_ != cache || lastEventSequence_ != cache->changeSequence()) {
-      lastEvent_ = std::make_shared<const DataChangedEvent>(type, fromFullPath(data->path), data->data);
-      lastEventCache_ = cache;
-      lastEventSequence_ = cache->changeSequence();
-    }
-    notify->execute(*target, lastEvent_);
+    ELECTSIM_ASSERT(data->path.starts_with(namespacePath_));
+    // Curator queues the whole listener on the executor (addListener(listener, executor)), so the
+    // DataChangedEvent is made when the work runs; what waits in the queue is the cache's ChildData.
+    notify->execute(*target, type, data, namespacePath_.size());
   };
   std::uint64_t id = cache->addListener(std::move(cacheListener));
   dataListeners_.push_back(DataListenerEntry{key, id});

@@ -156,12 +156,6 @@ class ZookeeperRegistryCenter {
   std::vector<DataListenerEntry> dataListeners_;
   std::vector<ConnStateListenerEntry> connStateListeners_;
   sim::Queue<RegistryCenterState> stateQueue_;
-  // The event of the cache change the data listeners are being told of: Java builds one
-  // DataChangedEvent per listener, all equal; here they share one (read-only) object. Caches live as
-  // long as the registry centre, so a cache's address names it for that whole time.
-  const curator::CuratorCache* lastEventCache_ = nullptr;
-  std::uint64_t lastEventSequence_ = 0;
-  std::shared_ptr<const DataChangedEvent> lastEvent_;
 };
 
 }  // namespace elasticjob

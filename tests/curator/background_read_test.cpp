@@ -144,7 +144,7 @@ class CacheOwner final : public sim::Node {
     framework_->start();
     cache = std::make_unique<curator::CuratorCache>(*framework_, "/a");
     curator::CuratorCacheListener listener;
-    listener.event = [this](curator::CuratorCacheListener::Type, const curator::ChildData*, const curator::ChildData*) { events++; };
+    listener.event = [this](curator::CuratorCacheListener::Type, const curator::SharedChildData&, const curator::SharedChildData&) { events++; };
     cache->addListener(std::move(listener));
     cache->start();
   }

@@ -45,8 +45,8 @@ class CacheReader final : public sim::Node {
     framework_->start();
     cache_ = std::make_unique<CuratorCache>(*framework_, "/J");
     CuratorCacheListener listener;
-    listener.event = [this](CuratorCacheListener::Type type, const ChildData* oldData, const ChildData* data) {
-      const ChildData& shown = data != nullptr ? *data : *oldData;
+    listener.event = [this](CuratorCacheListener::Type type, const curator::SharedChildData& oldData, const curator::SharedChildData& data) {
+      const ChildData& shown = data ? *data : *oldData;
       events.emplace_back(sim().now(), std::string(curator::cacheEventTypeName(type)) + " " + shown.path + " " + shown.data);
     };
     listener.initialized = [this] { initialized++; };
