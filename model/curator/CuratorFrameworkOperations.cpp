@@ -155,9 +155,10 @@ sim::Task<Result> CuratorFramework::readWithRetry(const ReadOperation<Result>& o
 
 template <class Result>
 bool CuratorFramework::readInBackground(const ReadOperation<Result>& operation, std::string path, std::function<void(Result)> callback) {
-  zk::ZooKeeper& zk = client_.getZooKeeper();
   // What readWithRetry's first beforeAttempt answers at once; the attempt is the same request.
-  if (!RetryLoop::backgroundAttemptReady(*this) || !zk.hasCallbacks()) return false;
+  if (!RetryLoop::backgroundAttemptReady(*this)) return false;
+  zk::ZooKeeper& zk = client_.getZooKeeper();
+  if (!zk.hasCallbacks()) return false;
   requestCounts_.*operation.count += 1;
   (zk.*operation.readWithCallback)(std::move(path), {}, std::move(callback));
   return true;

@@ -94,6 +94,21 @@ TEST(BackgroundRead, NothingIsSentWhileDisconnected) {
   EXPECT_EQ(cluster.node.framework().requestCounts().getData, reads);
 }
 
+TEST(BackgroundRead, AHandleClosedAlreadyAnswersACallbackAtOnce) {
+  ReadCluster cluster;
+  std::vector<std::string> answers;
+  cluster.sim.schedule_callback(cluster.sim.now(), cluster.node.id(), [&] {
+    zk::ZooKeeper& handle = cluster.node.framework().getZookeeperClient().getZooKeeper();
+    ASSERT_TRUE(handle.hasCallbacks());
+    handle.injectSessionExpiration();
+    handle.getData("/a", {}, [&](zk::DataResult result) { answers.push_back(describe(result)); });
+    // As an awaiter would find its reply ready: before the call returns.
+    EXPECT_EQ(answers, std::vector<std::string>{"SESSIONEXPIRED "});
+  });
+  cluster.sim.run_for(1s);
+  EXPECT_EQ(answers.size(), 1u);
+}
+
 // A first attempt lost with the connection: the retries go on from the failure, counting the
 // connection timeout from when the read began. The same run (same seed, so the same backoff
 // draws) with the read awaited instead ends at the same instant with the same result. The
