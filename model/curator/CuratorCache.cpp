@@ -107,17 +107,16 @@ void CuratorCache::nodeChanged(std::string path) {
   scope_.spawn(readTask(nodeChangedRead, std::move(path)));
 }
 
-const CuratorCache::BackgroundRead<zk::DataResult> CuratorCache::nodeChangedRead{
-    &CuratorFramework::getDataInBackground, &CuratorFramework::retryGetData, &CuratorFramework::getData, &CuratorCache::nodeRead};
+const CuratorCache::BackgroundRead<zk::DataResult> CuratorCache::nodeChangedRead{&CuratorFramework::getDataInBackground,
+                                                                                  &CuratorFramework::backgroundGetData, &CuratorCache::nodeRead};
 const CuratorCache::BackgroundRead<zk::ChildrenResult> CuratorCache::childrenChangedRead{
-    &CuratorFramework::getChildrenInBackground, &CuratorFramework::retryGetChildren, &CuratorFramework::getChildren,
-    &CuratorCache::childrenRead};
+    &CuratorFramework::getChildrenInBackground, &CuratorFramework::backgroundGetChildren, &CuratorCache::childrenRead};
 
 // A read sent with a callback (nearly always: the client is connected) keeps nothing of the cache in
 // a frame while it is in flight: in a burst of notifications there is one per changed node. Its
 // callback runs when an awaiting coroutine would have been resumed, and a failed first attempt
 // goes on to its retries in a coroutine started then, so the two ways run the same steps at the
-// same instants.
+// same instants. Disconnected, the whole read is awaited.
 template <class Result>
 sim::Task<void> CuratorCache::readTask(const BackgroundRead<Result>& read, std::string path) {
   const sim::Instant start = client_.sim().now();
@@ -126,17 +125,16 @@ sim::Task<void> CuratorCache::readTask(const BackgroundRead<Result>& read, std::
     if (result.code == zk::Code::ok) {
       (this->*read.answered)(path, std::move(result));
     } else {
-      scope_.start(retryTask(read, path, start, result.code));
+      scope_.start(awaitTask(read, path, start, result.code));
     }
   };
   if ((client_.*read.send)(path, std::move(answered))) co_return;
-  Result result = co_await (client_.*read.await)(path, {}, Call::inBackground);
-  (this->*read.answered)(std::move(path), std::move(result));
+  co_await awaitTask(read, std::move(path), start, zk::Code::ok);
 }
 
 template <class Result>
-sim::Task<void> CuratorCache::retryTask(const BackgroundRead<Result>& read, std::string path, sim::Instant start, zk::Code failed) {
-  Result result = co_await (client_.*read.retry)(path, start, failed);
+sim::Task<void> CuratorCache::awaitTask(const BackgroundRead<Result>& read, std::string path, sim::Instant start, zk::Code failed) {
+  Result result = co_await (client_.*read.await)(path, start, failed);
   (this->*read.answered)(std::move(path), std::move(result));
 }
 

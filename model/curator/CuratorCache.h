@@ -95,8 +95,7 @@ class CuratorCache {
   template <class Result>
   struct BackgroundRead {
     bool (CuratorFramework::*send)(std::string path, std::function<void(Result)> callback);
-    sim::Task<Result> (CuratorFramework::*retry)(std::string path, sim::Instant start, zk::Code failed);
-    sim::Task<Result> (CuratorFramework::*await)(std::string path, CuratorWatcher watcher, Call call);
+    sim::Task<Result> (CuratorFramework::*await)(std::string path, sim::Instant start, zk::Code failed);
     void (CuratorCache::*answered)(std::string path, Result result);
   };
   static const BackgroundRead<zk::DataResult> nodeChangedRead;
@@ -104,7 +103,7 @@ class CuratorCache {
   template <class Result>
   sim::Task<void> readTask(const BackgroundRead<Result>& read, std::string path);
   template <class Result>
-  sim::Task<void> retryTask(const BackgroundRead<Result>& read, std::string path, sim::Instant start, zk::Code failed);
+  sim::Task<void> awaitTask(const BackgroundRead<Result>& read, std::string path, sim::Instant start, zk::Code failed);
   // The storage; putStorage returns the previous entry's stat.
   std::optional<zk::Stat> putStorage(ChildData data);
   void removeStorage(const std::string& path);

@@ -155,14 +155,14 @@ class CuratorFramework {
   // (started and connected, as nearly always): the read is sent now and its result handed to
   // `callback`, so nothing of it waits in a coroutine frame (in a burst of notifications, a
   // CuratorCache has a read in flight per changed node). False, with nothing sent, otherwise: the
-  // caller then awaits getData(path, {}, Call::inBackground). A failure handed to the callback is
-  // the first attempt's; retryGetData goes on from there.
+  // caller then awaits backgroundGetData(path, start). A failure handed to the callback is the
+  // first attempt's; backgroundGetData(path, start, failed) goes on from there.
   bool getDataInBackground(std::string path, zk::ZooKeeper::DataCallback callback);
   bool getChildrenInBackground(std::string path, zk::ZooKeeper::ChildrenCallback callback);
-  // What getData(path, {}, Call::inBackground) does after its first attempt, begun at `start`,
-  // failed with `failed`: the retries, then the result.
-  sim::Task<zk::DataResult> retryGetData(std::string path, sim::Instant start, zk::Code failed);
-  sim::Task<zk::ChildrenResult> retryGetChildren(std::string path, sim::Instant start, zk::Code failed);
+  // getData(path, {}, Call::inBackground) for a read that began at `start`: from its first
+  // attempt, or, given the code that attempt `failed` with, from its retries.
+  sim::Task<zk::DataResult> backgroundGetData(std::string path, sim::Instant start, zk::Code failed = zk::Code::ok);
+  sim::Task<zk::ChildrenResult> backgroundGetChildren(std::string path, sim::Instant start, zk::Code failed = zk::Code::ok);
   sim::Task<zk::StatResult> setData(std::string path, std::string data, std::int32_t version = -1, Call call = Call::foreground);
   sim::Task<zk::Code> deleteNode(std::string path, DeleteOptions options = {});
   // transaction().forOperations(...): one multi, retried like any foreground operation.
@@ -218,7 +218,7 @@ class CuratorFramework {
   };
   static const ReadOperation<zk::DataResult> getDataOperation;
   static const ReadOperation<zk::ChildrenResult> getChildrenOperation;
-  // From `failed` (not OK) on, the retries of a background read whose first attempt began at `start`.
+  // A read that began at `start`; with `failed` (not OK), from the retries after that first attempt.
   template <class Result>
   sim::Task<Result> readWithRetry(const ReadOperation<Result>& operation, std::string path, CuratorWatcher watcher, Call call,
                                   sim::Instant start, zk::Code failed = zk::Code::ok);

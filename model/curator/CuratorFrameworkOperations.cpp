@@ -180,13 +180,11 @@ bool CuratorFramework::getChildrenInBackground(std::string path, zk::ZooKeeper::
   return readInBackground(getChildrenOperation, std::move(path), std::move(callback));
 }
 
-sim::Task<zk::DataResult> CuratorFramework::retryGetData(std::string path, sim::Instant start, zk::Code failed) {
-  ELECTSIM_ASSERT(failed != zk::Code::ok);
+sim::Task<zk::DataResult> CuratorFramework::backgroundGetData(std::string path, sim::Instant start, zk::Code failed) {
   return readWithRetry(getDataOperation, std::move(path), {}, Call::inBackground, start, failed);
 }
 
-sim::Task<zk::ChildrenResult> CuratorFramework::retryGetChildren(std::string path, sim::Instant start, zk::Code failed) {
-  ELECTSIM_ASSERT(failed != zk::Code::ok);
+sim::Task<zk::ChildrenResult> CuratorFramework::backgroundGetChildren(std::string path, sim::Instant start, zk::Code failed) {
   return readWithRetry(getChildrenOperation, std::move(path), {}, Call::inBackground, start, failed);
 }
 

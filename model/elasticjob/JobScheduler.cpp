@@ -52,7 +52,7 @@ void JobScheduler::installLeaderBeliefListener() {
   curator::CuratorCacheListener listener;
   listener.event = [this, leaderPath](curator::CuratorCacheListener::Type type, const curator::SharedChildData& oldData,
                                       const curator::SharedChildData& newData) {
-    const curator::ChildData* data = newData ? newData.get() : oldData.get();
+    const curator::ChildData* data = (newData ? newData : oldData).get();
     if (data == nullptr) return;
     if (data->path != leaderPath) {
       services_.leaderService.onJobCacheChanged();

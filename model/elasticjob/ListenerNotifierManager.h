@@ -28,7 +28,8 @@ class JobNotifyExecutor {
  public:
   // A LinkedBlockingQueue is unbounded; a run that queues this many events has a runaway listener.
   // A job's first sharding of 10,000 items (the scenario maximum) gives every instance two cache
-  // events an item, each queued once for every listener of the job (about ten): 200,000 at once.
+  // events an item, each queued once for every listener of the job (about ten): 200,000 at once,
+  // and more arrive while the first are handled (up to half a million at 100 instances).
   static constexpr std::size_t queue_max = 2'000'000;
 
   JobNotifyExecutor(sim::Node& node, std::string jobName);

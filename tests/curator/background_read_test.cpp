@@ -24,7 +24,7 @@ sim::Task<void> awaitedBackgroundRead(CuratorNode& self) {
 }
 
 sim::Task<void> retriedRead(CuratorNode& self, sim::Instant start, zk::Code failed) {
-  zk::DataResult result = co_await self.framework().retryGetData("/a", start, failed);
+  zk::DataResult result = co_await self.framework().backgroundGetData("/a", start, failed);
   self.record("callback " + describe(result));
 }
 
