@@ -1,10 +1,18 @@
-// A FIFO ring buffer with power-of-two capacity that grows by doubling and never shrinks: after
-// warm-up, pushing and popping allocate nothing (std::deque allocates a chunk every few hundred
-// elements, which the steady-state event loop must not do).
+// A FIFO queue stored in fixed-size blocks, with a spare block kept for reuse: after warm-up,
+// pushing and popping allocate nothing (std::deque frees and allocates a chunk every few hundred
+// elements as a queue moves through memory, which the steady-state event loop must not do).
+//
+// Blocks, not one array that doubles: the network's connections, the client's outgoing queue and
+// the job executors' work queues are these, and in a burst (the first sharding of 10,000 items
+// notifies every cache of every node) they hold millions of items at once. A doubling array is
+// up to half empty at its peak, and while it grows the old array and the new one (three times the
+// items) are both allocated. Here at most the head and tail blocks are partly empty, and a block
+// is freed as soon as the front moves past it.
 #pragma once
 
+#include <algorithm>
+#include <bit>
 #include <cstddef>
-#include <memory>
 #include <new>
 #include <utility>
 
@@ -17,21 +25,17 @@ class Ring {
   static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
 
  public:
+  // Items per block: a power of two, about 2 kB of items (at least 4), so indexing is a shift.
+  static constexpr std::size_t block_items = std::bit_floor(std::max<std::size_t>(4, 2048 / sizeof(T)));
+
   Ring() = default;
   Ring(const Ring&) = delete;
   Ring& operator=(const Ring&) = delete;
-  Ring(Ring&& other) noexcept
-      : storage_(std::exchange(other.storage_, nullptr)),
-        capacity_(std::exchange(other.capacity_, 0)),
-        head_(std::exchange(other.head_, 0)),
-        size_(std::exchange(other.size_, 0)) {}
+  Ring(Ring&& other) noexcept { take(other); }
   Ring& operator=(Ring&& other) noexcept {
     if (this != &other) {
       release();
-      storage_ = std::exchange(other.storage_, nullptr);
-      capacity_ = std::exchange(other.capacity_, 0);
-      head_ = std::exchange(other.head_, 0);
-      size_ = std::exchange(other.size_, 0);
+      take(other);
     }
     return *this;
   }
@@ -39,30 +43,33 @@ class Ring {
 
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
-  std::size_t capacity() const { return capacity_; }
 
   T& front() {
     ELECTSIM_ASSERT(size_ > 0);
-    return slot(head_);
+    return at(0);
   }
   T& operator[](std::size_t index) {
     ELECTSIM_ASSERT(index < size_);
-    return slot((head_ + index) & (capacity_ - 1));
+    return at(index);
   }
   const T& operator[](std::size_t index) const {
     ELECTSIM_ASSERT(index < size_);
-    return reinterpret_cast<const T*>(storage_)[(head_ + index) & (capacity_ - 1)];
+    return const_cast<Ring*>(this)->at(index);
   }
 
-  // Makes room for at least `capacity` items (rounded up to a power of two) now, not on first use.
+  // Makes room for at least `capacity` items now, not on first use; those blocks stay with the ring
+  // as spares when it empties, so a queue that never holds more allocates only here.
   void reserve(std::size_t capacity) {
-    while (capacity_ < capacity) grow();
+    std::size_t blocks = (capacity + block_items - 1) / block_items;
+    spares_wanted_ = std::max(spares_wanted_, blocks);
+    while (blocks_used_ + spare_count_ < blocks) add_spare(allocate_block());
   }
 
   template <class... Args>
   T& emplace_back(Args&&... args) {
-    if (size_ == capacity_) [[unlikely]] return grow_and_emplace_back(std::forward<Args>(args)...);
-    T* place = &slot((head_ + size_) & (capacity_ - 1));
+    std::size_t end = head_ + size_;
+    if (end == blocks_used_ * block_items) [[unlikely]] append_block();
+    T* place = slot(end);
     new (place) T(std::forward<Args>(args)...);
     size_++;
     return *place;
@@ -74,76 +81,115 @@ class Ring {
 
   T pop_front() {
     ELECTSIM_ASSERT(size_ > 0);
-    T& first = slot(head_);
-    T value = std::move(first);
-    first.~T();
-    head_ = (head_ + 1) & (capacity_ - 1);
-    size_--;
+    T value = std::move(at(0));
+    drop_front();
     return value;
   }
 
   // Destroys the front item in place, when its value was already moved out through front().
   void drop_front() {
     ELECTSIM_ASSERT(size_ > 0);
-    slot(head_).~T();
-    head_ = (head_ + 1) & (capacity_ - 1);
+    at(0).~T();
+    head_++;
     size_--;
+    if (size_ == 0) {
+      head_ = 0;  // the one block in use starts over
+    } else if (head_ == block_items) {
+      retire_head_block();
+    }
   }
 
   void clear() {
-    while (size_ > 0) pop_front();
+    while (size_ > 0) drop_front();
   }
+
+  // Blocks allocated (in use and spare): for tests and memory accounting.
+  std::size_t blocks() const { return blocks_used_ + spare_count_; }
 
  private:
-  T& slot(std::size_t index) { return reinterpret_cast<T*>(storage_)[index]; }
+  // The block pointers are themselves a ring (power-of-two slots) of the blocks in use, front first.
+  std::byte*& block(std::size_t n) { return map_[(first_block_ + n) & (map_slots_ - 1)]; }
+  T* slot(std::size_t position) {
+    return reinterpret_cast<T*>(block(position / block_items)) + position % block_items;
+  }
+  T& at(std::size_t index) { return *slot(head_ + index); }
 
-  void grow() { relocate(capacity_ == 0 ? 8 : capacity_ * 2); }
+  static std::byte* allocate_block() { return static_cast<std::byte*>(::operator new(block_items * sizeof(T))); }
 
-  // The new item is made in the new storage before the old items move: `args` may refer to one of
-  // them (ring.push_back(ring.front())).
-  template <class... Args>
-  T& grow_and_emplace_back(Args&&... args) {
-    std::size_t capacity = capacity_ == 0 ? 8 : capacity_ * 2;
-    auto* storage = static_cast<std::byte*>(::operator new(capacity * sizeof(T)));
-    T* place = reinterpret_cast<T*>(storage) + size_;
-    try {
-      new (place) T(std::forward<Args>(args)...);
-    } catch (...) {
-      ::operator delete(storage);
-      throw;
-    }
-    adopt(storage, capacity);
-    size_++;
-    return *place;
+  void append_block() {
+    if (blocks_used_ == map_slots_) grow_map();
+    std::byte* fresh = spare_count_ > 0 ? spares_[--spare_count_] : allocate_block();
+    block(blocks_used_) = fresh;
+    blocks_used_++;
   }
 
-  void relocate(std::size_t capacity) {
-    adopt(static_cast<std::byte*>(::operator new(capacity * sizeof(T))), capacity);
-  }
-
-  // Moves the items into `storage` (front first, at index 0) and makes it the ring's storage.
-  void adopt(std::byte* storage, std::size_t capacity) {
-    for (std::size_t i = 0; i < size_; i++) {
-      T& from = slot((head_ + i) & (capacity_ - 1));
-      new (reinterpret_cast<T*>(storage) + i) T(std::move(from));
-      from.~T();
-    }
-    if (storage_ != nullptr) ::operator delete(storage_);
-    storage_ = storage;
-    capacity_ = capacity;
+  void retire_head_block() {
+    std::byte* spent = block(0);
+    first_block_ = (first_block_ + 1) & (map_slots_ - 1);
+    blocks_used_--;
     head_ = 0;
+    if (spare_count_ < std::max<std::size_t>(1, spares_wanted_)) {
+      add_spare(spent);
+    } else {
+      ::operator delete(spent);
+    }
+  }
+
+  void add_spare(std::byte* spare) {
+    if (spare_count_ == spare_slots_) {
+      std::size_t slots = spare_slots_ == 0 ? 1 : spare_slots_ * 2;
+      auto** grown = new std::byte*[slots];
+      std::copy(spares_, spares_ + spare_count_, grown);
+      delete[] spares_;
+      spares_ = grown;
+      spare_slots_ = slots;
+    }
+    spares_[spare_count_++] = spare;
+  }
+
+  void grow_map() {
+    std::size_t slots = map_slots_ == 0 ? 4 : map_slots_ * 2;
+    auto** grown = new std::byte*[slots];
+    for (std::size_t n = 0; n < blocks_used_; n++) grown[n] = block(n);
+    delete[] map_;
+    map_ = grown;
+    map_slots_ = slots;
+    first_block_ = 0;
+  }
+
+  void take(Ring& other) {
+    map_ = std::exchange(other.map_, nullptr);
+    map_slots_ = std::exchange(other.map_slots_, 0);
+    first_block_ = std::exchange(other.first_block_, 0);
+    blocks_used_ = std::exchange(other.blocks_used_, 0);
+    spares_ = std::exchange(other.spares_, nullptr);
+    spare_slots_ = std::exchange(other.spare_slots_, 0);
+    spare_count_ = std::exchange(other.spare_count_, 0);
+    spares_wanted_ = std::exchange(other.spares_wanted_, 0);
+    head_ = std::exchange(other.head_, 0);
+    size_ = std::exchange(other.size_, 0);
   }
 
   void release() {
     clear();
-    if (storage_ != nullptr) ::operator delete(storage_);
-    storage_ = nullptr;
-    capacity_ = 0;
+    for (std::size_t n = 0; n < blocks_used_; n++) ::operator delete(block(n));
+    for (std::size_t n = 0; n < spare_count_; n++) ::operator delete(spares_[n]);
+    delete[] map_;
+    delete[] spares_;
+    map_ = nullptr;
+    spares_ = nullptr;
+    map_slots_ = first_block_ = blocks_used_ = spare_slots_ = spare_count_ = spares_wanted_ = 0;
   }
 
-  std::byte* storage_ = nullptr;
-  std::size_t capacity_ = 0;
-  std::size_t head_ = 0;
+  std::byte** map_ = nullptr;
+  std::size_t map_slots_ = 0;    // a power of two, or 0
+  std::size_t first_block_ = 0;  // the map slot of the front block
+  std::size_t blocks_used_ = 0;  // blocks holding items; 1 for an empty ring that has held any
+  std::byte** spares_ = nullptr;
+  std::size_t spare_slots_ = 0;
+  std::size_t spare_count_ = 0;
+  std::size_t spares_wanted_ = 0;  // reserve()'s blocks, kept as spares when freed
+  std::size_t head_ = 0;           // the front item's index in the front block
   std::size_t size_ = 0;
 };
 
