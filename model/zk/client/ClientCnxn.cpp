@@ -70,8 +70,13 @@ void ClientCnxn::enqueue(ClientRequest request, ReplyTarget reply, WatchRegistra
   }
   request.xid = xid_++;
   // Made in its ring slot (no Outgoing temporary to move from): the request is a large value.
-  outgoing_.emplace_back(std::move(request), std::move(reply), std::move(watch));
+  outgoing_.emplace_back(std::move(request), std::move(reply), hold(std::move(watch)));
   if (state_ == States::connected) sendOutgoing();
+}
+
+ClientCnxn::HeldWatch ClientCnxn::hold(WatchRegistration&& watch) {
+  if (watch.kind == WatchRegistration::Kind::none || !watch.watcher) return nullptr;
+  return std::make_unique<WatchRegistration>(std::move(watch));
 }
 
 void ClientCnxn::answer(ReplyTarget& target, ClientReply reply) {
@@ -273,14 +278,15 @@ void ClientCnxn::readResponse(ClientPacket& packet) {
   auto pending = pending_.begin();
   Pending waiting = std::move(pending->second);
   pending_.erase(pending);
-  registerWatch(waiting.watch, reply->err);
+  registerWatch(std::move(waiting.watch), reply->err);
   answer(waiting.reply, std::move(*reply));
 }
 
-void ClientCnxn::registerWatch(WatchRegistration& watch, Code err) {
+void ClientCnxn::registerWatch(HeldWatch held, Code err) {
   // ZooKeeper.WatchRegistration.register: exists() watches a missing node too (ExistsWatchRegistration:
   // a data watch if it exists, an exist watch if not); getData()/getChildren() only on success.
-  if (!watch.watcher) return;
+  if (!held) return;
+  WatchRegistration& watch = *held;
   switch (watch.kind) {
     case WatchRegistration::Kind::none: break;
     case WatchRegistration::Kind::data:
@@ -386,7 +392,7 @@ sim::Task<void> ClientCnxn::close() {
     request.xid = xid_++;
     sim::Promise<ClientReply> promise;
     sim::Future<ClientReply> reply = promise.get_future();
-    pending_.emplace(request.xid, Pending{std::move(promise), WatchRegistration()});
+    pending_.emplace(request.xid, Pending{std::move(promise), nullptr});
     socket_.send(std::move(request));
     co_await reply.wait_for(sim(), close_timeout);
   }
