@@ -1,8 +1,12 @@
 #include "model/curator/ChildData.h"
 
-#include <set>
+#include <functional>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <unordered_set>
+
+#include <boost/container_hash/hash.hpp>
 
 #include "sim/assert.h"
 
@@ -15,34 +19,45 @@ auto statKey(const zk::Stat& stat) {
                   stat.num_children, stat.ctime, stat.mtime);
 }
 
-// Path first, then the stat: a version of a node is one (path, stat), whose data ZooKeeper fixed
-// when it wrote that mzxid.
-struct ByVersion {
+// A version of a node is one (path, stat), whose data ZooKeeper fixed when it wrote that mzxid.
+template <class A>
+const ChildData& view(const A* item) {
+  if constexpr (std::is_same_v<A, ChildData>) {
+    return *item;
+  } else {
+    return item->data;
+  }
+}
+
+struct VersionHash {
   using is_transparent = void;
-  static bool less(const ChildData& a, const ChildData& b) {
-    if (int order = a.path.compare(b.path); order != 0) return order < 0;
-    return statKey(a.stat) < statKey(b.stat);
-  }
-  template <class A, class B>
-  bool operator()(const A* a, const B* b) const {
-    return less(view(a), view(b));
-  }
   template <class A>
-  static const ChildData& view(const A* item) {
-    if constexpr (std::is_same_v<A, ChildData>) {
-      return *item;
-    } else {
-      return item->data;
-    }
+  std::size_t operator()(const A* item) const {
+    const ChildData& data = view(item);
+    std::size_t seed = std::hash<std::string_view>{}(data.path);
+    boost::hash_combine(seed, data.stat.mzxid);
+    boost::hash_combine(seed, data.stat.pzxid);
+    boost::hash_combine(seed, data.stat.cversion);
+    return seed;
   }
 };
 
-// The pool of this thread's shared copies (Entry is SharedChildData's, named by its members). Its
-// order is by value, never by address, and nothing iterates it: it only finds a copy equal to a
+struct SameVersion {
+  using is_transparent = void;
+  template <class A, class B>
+  bool operator()(const A* a, const B* b) const {
+    const ChildData& left = view(a);
+    const ChildData& right = view(b);
+    return left.path == right.path && statKey(left.stat) == statKey(right.stat);
+  }
+};
+
+// The pool of this thread's shared copies (Entry is SharedChildData's, named by its members):
+// hashed by value, never by address, and nothing iterates it: it only finds a copy equal to a
 // given one.
 template <class Entry>
-std::set<Entry*, ByVersion>& pool() {
-  thread_local std::set<Entry*, ByVersion> entries;
+std::unordered_set<Entry*, VersionHash, SameVersion>& pool() {
+  thread_local std::unordered_set<Entry*, VersionHash, SameVersion> entries;
   return entries;
 }
 }  // namespace

@@ -83,6 +83,7 @@ void CuratorCache::rebuild() {
   for (const SharedChildData& data : storage_) {
     if (data->path != path_) paths.push_back(data->path);
   }
+  std::sort(paths.begin(), paths.end());  // in path order, never the hash set's
   for (std::string& path : paths) nodeChanged(std::move(path));
 }
 
@@ -178,11 +179,10 @@ std::optional<zk::Stat> CuratorCache::putStorage(ChildData read) {
     callListeners(CuratorCacheListener::Type::NODE_CREATED, {}, data);
     return std::nullopt;
   }
-  // Same path, so the same place: the entry is taken out, changed and put back where it was.
-  auto next = std::next(found);
+  // Same path, so the same hash: the entry is taken out, changed and put back without reallocating.
   auto entry = storage_.extract(found);
   SharedChildData previous = std::exchange(entry.value(), data);
-  storage_.insert(next, std::move(entry));
+  storage_.insert(std::move(entry));
   if (previous->stat.version != data->stat.version) callListeners(CuratorCacheListener::Type::NODE_CHANGED, previous, data);
   return previous->stat;
 }
