@@ -416,7 +416,12 @@ std::vector<SessionId> DataTree::getSessions() const {
 std::uint64_t DataTree::digest() const {
   auto fold = [](std::uint64_t hash, std::int64_t value) { return sim::mix64(hash ^ static_cast<std::uint64_t>(value)); };
   std::uint64_t hash = sim::stable_hash("electsim.zk.DataTree.digest");
-  for (const auto& [path, node] : nodes_) {
+  std::vector<const Nodes::value_type*> byPath;  // in path order, never the hash map's
+  byPath.reserve(nodes_.size());
+  for (const auto& entry : nodes_) byPath.push_back(&entry);
+  std::sort(byPath.begin(), byPath.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
+  for (const auto* entry : byPath) {
+    const auto& [path, node] = *entry;
     hash = sim::mix64(hash ^ sim::stable_hash(path));
     hash = sim::mix64(hash ^ sim::stable_hash(node.data));
     hash = fold(hash, node.stat.czxid);

@@ -8,7 +8,9 @@
 // Differences from the Java class (see also WatchManager.h):
 // - children are a sorted std::set; Java keeps a HashSet and getChildren returns hash order;
 // - ACLs, quotas, containers and TTL nodes are not modelled;
-// - a node's children and the ephemerals of a session are ordered, so every walk is deterministic.
+// - a node's children and the ephemerals of a session are ordered, so every walk is deterministic;
+//   the nodes are a hash map by path, as Java's NodeHashMap, which nothing walks in hash order
+//   (digest() sorts).
 #pragma once
 
 #include <cstddef>
@@ -18,10 +20,12 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "model/zk/server/WatchManager.h"
 #include "model/zk/types.h"
+#include "sim/string_hash.h"
 
 namespace zk {
 
@@ -73,7 +77,8 @@ class DataTree {
   // both "" and "/" (PrepRequestProcessor looks parents of top-level nodes up by "").
   const DataNode* getNode(std::string_view path) const;
   std::size_t nodeCount() const { return nodes_.size(); }  // "/" counted once (Java counts it twice)
-  const std::map<std::string, DataNode, std::less<>>& nodes() const { return nodes_; }
+  using Nodes = std::unordered_map<std::string, DataNode, sim::StringHash, std::equal_to<>>;
+  const Nodes& nodes() const { return nodes_; }  // in hash order: sort what a run depends on
 
   // ---- writes: committed txns only, on every server in zxid order ----
   // `fired` receives the triggered watches in trigger order; it may be null.
@@ -138,7 +143,7 @@ class DataTree {
   ProcessTxnResult processMulti(const TxnHeader& header, const MultiTxn& txns, std::vector<FiredWatch>* fired);
   DataNode* findNode(std::string_view path);
 
-  std::map<std::string, DataNode, std::less<>> nodes_;                  // by path
+  Nodes nodes_;                                                         // by path
   std::map<SessionId, std::set<std::string, std::less<>>> ephemerals_;  // never an empty set
   WatchManager dataWatches_;
   WatchManager childWatches_;
