@@ -21,12 +21,14 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include <boost/container/flat_set.hpp>
 #include <boost/container/small_vector.hpp>
 
 #include "model/zk/types.h"
+#include "sim/string_hash.h"
 
 namespace zk {
 
@@ -87,7 +89,8 @@ class WatchManager {
   void triggerPath(std::string_view localPath, bool atParent, EventType type, WatcherSet& watchers);
 
   bool keepAfterTrigger_ = false;
-  std::map<std::string, std::set<WatcherId>, std::less<>> watchTable_;
+  // A HashMap in Java too; looked up at every path of a trigger's walk, walked only by checkInvariants.
+  std::unordered_map<std::string, std::set<WatcherId>, sim::StringHash, std::equal_to<>> watchTable_;
   std::map<WatcherId, std::map<std::string, WatcherMode, std::less<>>> watch2Paths_;
   std::size_t watchCount_ = 0;
   std::size_t recursiveWatchQty_ = 0;  // WatcherModeManager.getRecursiveQty
