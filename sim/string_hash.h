@@ -3,7 +3,7 @@
 //
 // std::hash<std::string_view> is a fixed function of the bytes (libstdc++'s _Hash_bytes with a
 // constant seed), so a run does not depend on it changing; still, nothing may walk such a
-// container in hash order where it affects a run (docs/engine.md, determinism rules).
+// container in hash order where it affects a run (docs/engine.md, Events).
 #pragma once
 
 #include <cstddef>
