@@ -1,6 +1,5 @@
 #include "model/curator/ChildData.h"
 
-#include <functional>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
@@ -9,6 +8,7 @@
 #include <boost/container_hash/hash.hpp>
 
 #include "sim/assert.h"
+#include "sim/string_hash.h"
 
 namespace curator {
 
@@ -34,7 +34,7 @@ struct VersionHash {
   template <class A>
   std::size_t operator()(const A* item) const {
     const ChildData& data = view(item);
-    std::size_t seed = std::hash<std::string_view>{}(data.path);
+    std::size_t seed = sim::StringHash{}(data.path);
     boost::hash_combine(seed, data.stat.mzxid);
     boost::hash_combine(seed, data.stat.pzxid);
     boost::hash_combine(seed, data.stat.cversion);

@@ -31,7 +31,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -40,6 +39,7 @@
 #include "model/curator/ChildData.h"
 #include "model/curator/CuratorFramework.h"
 #include "model/curator/PersistentWatcher.h"
+#include "sim/string_hash.h"
 
 namespace curator {
 
@@ -135,7 +135,7 @@ class CuratorCache {
   // job, the entries would otherwise be most of a run's memory.
   struct PathHash {
     using is_transparent = void;
-    std::size_t operator()(std::string_view path) const { return std::hash<std::string_view>{}(path); }
+    std::size_t operator()(std::string_view path) const { return sim::StringHash{}(path); }
     std::size_t operator()(const SharedChildData& data) const { return (*this)(std::string_view(data->path)); }
   };
   struct SamePath {
