@@ -152,6 +152,7 @@ class CacheOwner final : public sim::Node {
   curator::CuratorFramework& framework() { return *framework_; }
   std::unique_ptr<curator::CuratorCache> cache;
   int events = 0;
+  bool initialized = false;
 
  protected:
   void on_start() override {
@@ -160,6 +161,7 @@ class CacheOwner final : public sim::Node {
     cache = std::make_unique<curator::CuratorCache>(*framework_, "/a");
     curator::CuratorCacheListener listener;
     listener.event = [this](curator::CuratorCacheListener::Type, const curator::SharedChildData&, const curator::SharedChildData&) { events++; };
+    listener.initialized = [this] { initialized = true; };
     cache->addListener(std::move(listener));
     cache->start();
   }
@@ -173,12 +175,16 @@ class CacheOwner final : public sim::Node {
   std::unique_ptr<curator::CuratorFramework> framework_;
 };
 
+// Until the cache's first read (of its root, once the watch is added) is on its way.
+void runUntilTheCacheReads(ReadCluster& cluster, CacheOwner& owner) {
+  for (int step = 0; step < 10'000 && owner.framework().requestCounts().getData == 0; step++) cluster.sim.run_for(100us);
+}
+
 TEST(BackgroundRead, ACacheDestroyedWithReadsInFlightIsNotCalledBack) {
   ReadCluster cluster;
   CacheOwner& owner = cluster.sim.add_node<CacheOwner>(cluster.ensemble.nodes());
   owner.start();
-  // Until the cache's first read (of its root, once the watch is added) is on its way.
-  for (int step = 0; step < 10'000 && owner.framework().requestCounts().getData == 0; step++) cluster.sim.run_for(100us);
+  runUntilTheCacheReads(cluster, owner);
   const curator::CuratorFramework::RequestCounts sent = owner.framework().requestCounts();
   ASSERT_GE(sent.getData, 1u);
   ASSERT_EQ(sent.getChildren, 0u);
@@ -188,6 +194,26 @@ TEST(BackgroundRead, ACacheDestroyedWithReadsInFlightIsNotCalledBack) {
   EXPECT_EQ(owner.events, 0);
   // A reply handled would have stored /a (NODE_CREATED) and listed its children.
   EXPECT_EQ(owner.framework().requestCounts().total(), sent.total());
+}
+
+// The cache's own read, its first attempt lost with the connection: the callback hands it to its
+// retries, which read the node once the connection is back, so the read is counted down and the
+// cache reports itself initialized (a failure dropped there would leave it uninitialized for good;
+// the rebuild after the reconnect reads the node again, with its own count).
+TEST(BackgroundRead, ACacheReadLostWithTheConnectionIsRetriedAndTheCacheInitializes) {
+  ReadCluster cluster;
+  CacheOwner& owner = cluster.sim.add_node<CacheOwner>(cluster.ensemble.nodes());
+  owner.start();
+  runUntilTheCacheReads(cluster, owner);
+  ASSERT_GE(owner.framework().requestCounts().getData, 1u);
+  cluster.sim.network().isolate(owner.id());
+  cluster.sim.run_for(6s);
+  EXPECT_FALSE(owner.initialized);
+  EXPECT_EQ(owner.events, 0);
+  cluster.sim.network().heal_all();
+  cluster.sim.run_for(30s);
+  EXPECT_TRUE(owner.initialized);
+  EXPECT_EQ(owner.events, 1);  // /a stored once
 }
 
 }  // namespace
