@@ -149,6 +149,8 @@ TEST(BackgroundRead, ARetriedReadGivesUpWhenTheAwaitedReadDoes) { expectTheSameE
 class CacheOwner final : public sim::Node {
  public:
   CacheOwner(sim::Simulation& sim, std::vector<sim::NodeId> servers) : Node(sim, "owner"), servers_(std::move(servers)) {}
+  // The cache goes first: it closes through its framework (a run may end with the node still up).
+  ~CacheOwner() override { cache.reset(); }
   curator::CuratorFramework& framework() { return *framework_; }
   std::unique_ptr<curator::CuratorCache> cache;
   int events = 0;
