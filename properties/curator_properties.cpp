@@ -6,6 +6,12 @@
 
 namespace properties {
 
+std::span<const std::string_view> LatchSingleLeader::kinds() const {
+  // What on_event compares its kind with (LeadershipBeliefs reads node.* and client.state).
+  static constexpr std::string_view read[] = {"node.", "client.state", "session.close", "latch.leader", "selector.leader", "latch.not_leader", "selector.released"};
+  return read;
+}
+
 void LatchSingleLeader::on_event(const sim::TraceEvent& event) {
   beliefs_.observe(event);
   const std::string_view kind = event.kind;

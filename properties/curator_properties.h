@@ -26,6 +26,7 @@ class LatchSingleLeader final : public Property {
   using Property::Property;
   std::string_view name() const override { return "latch-single-leader"; }
   void on_event(const sim::TraceEvent& event) override;
+  std::span<const std::string_view> kinds() const override;
   void finish(const RunFacts& facts) override;
 
  private:

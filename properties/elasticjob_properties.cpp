@@ -37,6 +37,12 @@ JobSingleLeader::JobSingleLeader(sim::Simulation& sim, std::string namespacePath
   ELECTSIM_ASSERT(namespacePath_.starts_with("/"));
 }
 
+std::span<const std::string_view> JobSingleLeader::kinds() const {
+  // What on_event compares its kind with (LeadershipBeliefs reads node.* and client.state, ClientSessions client.state).
+  static constexpr std::string_view read[] = {"node.", "client.state", "zab.commit", "zab.db_reload", "znode.create", "znode.delete", "job.leader", "job.not_leader"};
+  return read;
+}
+
 void JobSingleLeader::on_event(const sim::TraceEvent& event) {
   beliefs_.observe(event);
   sessions_.observe(event);
@@ -165,6 +171,12 @@ void FullCoverage::scheduleJudge(std::size_t job, sim::Instant fire) {
   });
 }
 
+std::span<const std::string_view> FullCoverage::kinds() const {
+  // What on_event compares its kind with.
+  static constexpr std::string_view read[] = {"fault.", "node.start", "zab.established", "job.misfire", "job.exec.start"};
+  return read;
+}
+
 void FullCoverage::on_event(const sim::TraceEvent& event) {
   const std::string_view kind = event.kind;
   bool soft = kind == "fault.disable" || kind == "fault.enable" || kind == "fault.shutdown" || kind == "fault.set_sharding_total_count" ||
@@ -238,6 +250,12 @@ Verdict FullCoverage::verdict() const {
 }
 
 // ---- no-double-execution ----
+
+std::span<const std::string_view> NoDoubleExecution::kinds() const {
+  // What on_event compares its kind with.
+  static constexpr std::string_view read[] = {"job.exec.start", "job.exec.end", "node.crash", "node.power_off"};
+  return read;
+}
 
 void NoDoubleExecution::on_event(const sim::TraceEvent& event) {
   const std::string_view kind = event.kind;

@@ -39,6 +39,7 @@ class JobSingleLeader final : public Property {
   JobSingleLeader(sim::Simulation& sim, std::string namespacePath);
   std::string_view name() const override { return "job-single-leader"; }
   void on_event(const sim::TraceEvent& event) override;
+  std::span<const std::string_view> kinds() const override;
   void finish(const RunFacts& facts) override;
   std::size_t beliefOverlaps() const { return beliefOverlaps_; }
   std::size_t effectOverlaps() const { return effectOverlaps_; }
@@ -88,6 +89,7 @@ class FullCoverage final : public Property {
   FullCoverage(sim::Simulation& sim, std::vector<CoverageJob> jobs, sim::Duration settleSoft, sim::Duration settleHard, JobCoverageReader reader);
   std::string_view name() const override { return "full-coverage"; }
   void on_event(const sim::TraceEvent& event) override;
+  std::span<const std::string_view> kinds() const override;
   void finish(const RunFacts& facts) override;
   Verdict verdict() const override;
   sim::Duration settleSoft() const { return settleSoft_; }
@@ -116,6 +118,7 @@ class NoDoubleExecution final : public Property {
   using Property::Property;
   std::string_view name() const override { return "no-double-execution"; }
   void on_event(const sim::TraceEvent& event) override;
+  std::span<const std::string_view> kinds() const override;
 
  private:
   struct Item {

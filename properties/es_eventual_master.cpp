@@ -9,6 +9,12 @@ EsEventualMaster::EsEventualMaster(sim::Simulation& sim, std::vector<sim::NodeId
   for (sim::NodeId node : nodes_) follows_[node] = sim::no_node;
 }
 
+std::span<const std::string_view> EsEventualMaster::kinds() const {
+  // What on_event compares its kind with.
+  static constexpr std::string_view read[] = {"es.apply", "es.master", "node.crash", "node.power_off", "node.start"};
+  return read;
+}
+
 void EsEventualMaster::on_event(const sim::TraceEvent& event) {
   auto it = follows_.find(event.node);
   if (it == follows_.end()) return;

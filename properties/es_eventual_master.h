@@ -21,6 +21,7 @@ class EsEventualMaster final : public Property {
   EsEventualMaster(sim::Simulation& sim, std::vector<sim::NodeId> nodes, sim::Duration bound);
   std::string_view name() const override { return "es-eventual-master"; }
   void on_event(const sim::TraceEvent& event) override;
+  std::span<const std::string_view> kinds() const override;
   void finish(const RunFacts& facts) override;
   Verdict verdict() const override;
   sim::Duration bound() const { return bound_; }

@@ -2,6 +2,12 @@
 
 namespace properties {
 
+std::span<const std::string_view> EsSingleMaster::kinds() const {
+  // What on_event compares its kind with.
+  static constexpr std::string_view read[] = {"es.commit", "es.master", "node.crash", "node.power_off", "node.start"};
+  return read;
+}
+
 void EsSingleMaster::on_event(const sim::TraceEvent& event) {
   if (event.kind == "es.commit") {
     onCommit(event);

@@ -24,6 +24,7 @@ class EsSingleMaster final : public Property {
   explicit EsSingleMaster(sim::Simulation& sim) : Property(sim) {}
   std::string_view name() const override { return "es-single-master"; }
   void on_event(const sim::TraceEvent& event) override;
+  std::span<const std::string_view> kinds() const override;
   // How many tenures (runs of commits by one node between step-downs) the run had.
   std::size_t tenures() const { return tenures_.size(); }
 

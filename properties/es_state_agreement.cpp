@@ -2,6 +2,12 @@
 
 namespace properties {
 
+std::span<const std::string_view> EsStateAgreement::kinds() const {
+  // What on_event compares its kind with.
+  static constexpr std::string_view read[] = {"es.apply"};
+  return read;
+}
+
 void EsStateAgreement::on_event(const sim::TraceEvent& event) {
   if (event.kind != "es.apply") return;
   if (event.text("master").empty() || event.boolean("local") || !event.boolean("recovered")) return;

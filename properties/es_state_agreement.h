@@ -19,6 +19,7 @@ class EsStateAgreement final : public Property {
   explicit EsStateAgreement(sim::Simulation& sim) : Property(sim) {}
   std::string_view name() const override { return "es-state-agreement"; }
   void on_event(const sim::TraceEvent& event) override;
+  std::span<const std::string_view> kinds() const override;
   std::size_t versionsSeen() const { return first_.size(); }
 
  private:

@@ -23,6 +23,12 @@ std::uint8_t EsTaskOrder::priorityOf(const sim::TraceEvent& event) {
   return es::priority_count - 1;
 }
 
+std::span<const std::string_view> EsTaskOrder::kinds() const {
+  // What on_event compares its kind with.
+  static constexpr std::string_view read[] = {"es.task.submit", "es.task", "es.task.timeout", "node.crash", "node.power_off", "node.start"};
+  return read;
+}
+
 void EsTaskOrder::on_event(const sim::TraceEvent& event) {
   if (event.kind == "es.task.submit") {
     onSubmit(event);

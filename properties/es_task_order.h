@@ -30,6 +30,7 @@ class EsTaskOrder final : public Property {
   explicit EsTaskOrder(sim::Simulation& sim) : Property(sim) {}
   std::string_view name() const override { return "es-task-order"; }
   void on_event(const sim::TraceEvent& event) override;
+  std::span<const std::string_view> kinds() const override;
   // Batches judged so far, and how many of them overtook an earlier entry of lower priority.
   std::uint64_t batches() const { return batches_; }
   std::uint64_t overtakes() const { return overtakes_; }

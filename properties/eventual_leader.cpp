@@ -4,6 +4,12 @@
 
 namespace properties {
 
+std::span<const std::string_view> EventualLeader::kinds() const {
+  // What on_event compares its kind with.
+  static constexpr std::string_view read[] = {"zk.state", "node.crash", "node.power_off"};
+  return read;
+}
+
 void EventualLeader::on_event(const sim::TraceEvent& event) {
   if (event.kind == "zk.state") {
     if (event.text("state") == "LOOKING") {

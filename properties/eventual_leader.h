@@ -23,6 +23,7 @@ class EventualLeader final : public Property {
   std::string_view name() const override { return "eventual-leader"; }
   // Follows which ZooKeeper servers are LOOKING, and since when (zk.state events).
   void on_event(const sim::TraceEvent& event) override;
+  std::span<const std::string_view> kinds() const override;
   // The longest notification backoff a LOOKING server may be in at `now`: FastLeaderElection's
   // timeout starts at 200 ms and doubles only on timeouts, so after looking for L it is at most
   // L + 200 ms, and never more than `max_interval`. 200 ms when no server is looking.

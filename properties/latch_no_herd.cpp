@@ -2,6 +2,12 @@
 
 namespace properties {
 
+std::span<const std::string_view> LatchNoHerd::kinds() const {
+  // What on_event compares its kind with (ClientSessions reads client.state).
+  static constexpr std::string_view read[] = {"client.state", "watch.register"};
+  return read;
+}
+
 void LatchNoHerd::on_event(const sim::TraceEvent& event) {
   sessions_.observe(event);
   if (event.kind != "watch.register" || event.text("table") != "child" || event.text("path") != latchPath_) return;

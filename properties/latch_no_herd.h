@@ -23,6 +23,7 @@ class LatchNoHerd final : public Property {
   LatchNoHerd(sim::Simulation& sim, std::string latchPath) : Property(sim), latchPath_(std::move(latchPath)) {}
   std::string_view name() const override { return "latch-no-herd"; }
   void on_event(const sim::TraceEvent& event) override;
+  std::span<const std::string_view> kinds() const override;
 
  private:
   std::string latchPath_;

@@ -50,6 +50,8 @@ class NaiveMasterStable final : public Property {
   // `ensemble`: the ZooKeeper servers (a majority of them makes a quorum).
   NaiveMasterStable(sim::Simulation& sim, std::vector<sim::NodeId> ensemble);
   std::string_view name() const override { return "naive-master-stable"; }
+  // Reads every kind (no kinds()): whether the master is still in touch is sampled at every event,
+  // and a partition or pause shows at the first event after it, whatever its kind.
   void on_event(const sim::TraceEvent& event) override;
 
  private:

@@ -12,6 +12,12 @@ std::string hex(std::int64_t zxid) {
 }
 }  // namespace
 
+std::span<const std::string_view> ZabSingleLeader::kinds() const {
+  // What on_event compares its kind with.
+  static constexpr std::string_view read[] = {"zab.established", "zab.following"};
+  return read;
+}
+
 void ZabSingleLeader::on_event(const sim::TraceEvent& event) {
   if (event.kind == "zab.established") {
     std::int64_t epoch = event.integer("epoch");
@@ -30,6 +36,12 @@ void ZabSingleLeader::on_event(const sim::TraceEvent& event) {
               ", whose leader is " + node_name(known->second.second));
     }
   }
+}
+
+std::span<const std::string_view> ZabAgreement::kinds() const {
+  // What on_event compares its kind with.
+  static constexpr std::string_view read[] = {"zab.commit", "zab.established"};
+  return read;
 }
 
 void ZabAgreement::on_event(const sim::TraceEvent& event) {

@@ -21,6 +21,7 @@ class ZabSingleLeader final : public Property {
   using Property::Property;
   std::string_view name() const override { return "zab-single-leader"; }
   void on_event(const sim::TraceEvent& event) override;
+  std::span<const std::string_view> kinds() const override;
 
  private:
   std::map<std::int64_t, std::pair<std::int64_t, sim::NodeId>> leader_of_epoch_;  // epoch -> (sid, node)
@@ -31,6 +32,7 @@ class ZabAgreement final : public Property {
   using Property::Property;
   std::string_view name() const override { return "zab-agreement"; }
   void on_event(const sim::TraceEvent& event) override;
+  std::span<const std::string_view> kinds() const override;
 
  private:
   struct Committed {

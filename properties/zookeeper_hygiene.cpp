@@ -4,6 +4,12 @@
 
 namespace properties {
 
+std::span<const std::string_view> EphemeralCleanup::kinds() const {
+  // What on_event compares its kind with.
+  static constexpr std::string_view read[] = {"node.crash", "node.power_off", "zab.db_reload", "znode.create", "znode.delete", "session.close"};
+  return read;
+}
+
 void EphemeralCleanup::on_event(const sim::TraceEvent& event) {
   if (event.kind == "node.crash" || event.kind == "node.power_off") {
     // A restarted server reloads its state; it replays closes before any later create.
@@ -70,6 +76,12 @@ bool WatchOnce::fires(const sim::TraceEvent& event, std::string_view path, Table
       return true;
   }
   return false;
+}
+
+std::span<const std::string_view> WatchOnce::kinds() const {
+  // What on_event compares its kind with.
+  static constexpr std::string_view read[] = {"node.crash", "node.power_off", "watch.register", "watch.fire"};
+  return read;
 }
 
 void WatchOnce::on_event(const sim::TraceEvent& event) {

@@ -26,6 +26,7 @@ class EphemeralCleanup final : public Property {
   using Property::Property;
   std::string_view name() const override { return "ephemeral-cleanup"; }
   void on_event(const sim::TraceEvent& event) override;
+  std::span<const std::string_view> kinds() const override;
 
  private:
   // Per server: live ephemerals (path -> owner) and the sessions it has closed.
@@ -38,6 +39,7 @@ class WatchOnce final : public Property {
   using Property::Property;
   std::string_view name() const override { return "watch-once"; }
   void on_event(const sim::TraceEvent& event) override;
+  std::span<const std::string_view> kinds() const override;
 
  private:
   enum class Mode : std::uint8_t { standard, persistent, persistent_recursive };

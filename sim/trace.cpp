@@ -6,6 +6,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "sim/assert.h"
 #include "sim/node.h"
 #include "sim/random.h"
 #include "sim/simulation.h"
@@ -91,21 +92,53 @@ void Trace::emit(NodeId node, std::string_view kind, std::span<const TraceField>
   hash_ = hash;
   if (sinks_.empty()) return;
   TraceEvent event{sim_.now(), node, kind, fields};
-  for (TraceSink* sink : sinks_) sink->on_event(event);
+  for (TraceSink* sink : sinks_for(kind)) sink->on_event(event);
 }
 
 void Trace::observe(NodeId node, std::string_view kind, std::initializer_list<TraceField> fields) {
   if (sinks_.empty()) return;
   TraceEvent event{sim_.now(), node, kind, std::span<const TraceField>(fields.begin(), fields.size())};
-  for (TraceSink* sink : sinks_) sink->on_event(event);
+  for (TraceSink* sink : sinks_for(kind)) sink->on_event(event);
+}
+
+namespace {
+bool reads(const TraceSink& sink, std::string_view kind) {
+  std::span<const std::string_view> kinds = sink.kinds();
+  if (kinds.empty()) return true;
+  return std::ranges::any_of(kinds, [kind](std::string_view listed) {
+    ELECTSIM_ASSERT(!listed.empty());
+    return listed.ends_with('.') ? kind.starts_with(listed) : kind == listed;
+  });
+}
+}  // namespace
+
+const std::vector<TraceSink*>& Trace::sinks_for(std::string_view kind) {
+  if (every_kind_) return sinks_;
+  auto found = sinks_by_kind_.find(kind);
+  if (found != sinks_by_kind_.end()) return found->second;
+  // A sink may not add or remove sinks from on_event, so the list handed out stays valid.
+  std::vector<TraceSink*> readers;
+  for (TraceSink* sink : sinks_) {
+    if (reads(*sink, kind)) readers.push_back(sink);
+  }
+  return sinks_by_kind_.emplace(std::string(kind), std::move(readers)).first->second;
 }
 
 void Trace::add_sink(TraceSink* sink) {
   sinks_.push_back(sink);
+  sinks_by_kind_.clear();
   sink->on_attach(sim_);
 }
 
-void Trace::remove_sink(TraceSink* sink) { sinks_.erase(std::remove(sinks_.begin(), sinks_.end(), sink), sinks_.end()); }
+void Trace::remove_sink(TraceSink* sink) {
+  sinks_.erase(std::remove(sinks_.begin(), sinks_.end(), sink), sinks_.end());
+  sinks_by_kind_.clear();
+}
+
+void Trace::deliver_every_kind(bool every) {
+  every_kind_ = every;
+  sinks_by_kind_.clear();
+}
 
 std::string format_hash(std::uint64_t hash) {
   char text[17];
