@@ -16,20 +16,21 @@
 
 namespace elasticjob {
 
+// Java makes one per listener call, with copies of the path and the data. Here the event views the
+// cache's node, which the executor's work item keeps alive until the listener is done: a listener
+// that keeps the key or the value past its onChange copies it.
 struct DataChangedEvent {
   enum class Type : std::uint8_t { ADDED, UPDATED, DELETED, IGNORED };
-  DataChangedEvent() = default;
-  DataChangedEvent(Type type, std::string key, std::string value) : type(type), key(std::move(key)), value(std::move(value)) {}
   Type type = Type::IGNORED;
-  std::string key;    // the path without the namespace, "/J/servers/10.0.0.1"
-  std::string value;  // the new data, or the last known data of a DELETED node ("" for null)
+  std::string_view key;    // the path without the namespace, "/J/servers/10.0.0.1"
+  std::string_view value;  // the new data, or the last known data of a DELETED node ("" for null)
 };
 
 std::string_view dataChangedEventTypeName(DataChangedEvent::Type type);
 
 // A registry path as ElasticJob sees it: without the namespace's `namespaceLength` characters, and
-// "/" for the namespace itself (Curator's namespace facade strips it).
-std::string pathWithoutNamespace(std::string_view path, std::size_t namespaceLength);
+// "/" for the namespace itself (Curator's namespace facade strips it). A view into `path`, or "/".
+std::string_view pathWithoutNamespace(std::string_view path, std::size_t namespaceLength);
 
 class DataChangedEventListener {
  public:

@@ -3,15 +3,18 @@
 // running flag and the current sharding total count, by job name.
 //
 // isShutdown(job) is true once the controller or the instance entry is gone, which is what every
-// listener and service checks before acting.
+// listener and service checks before acting. The maps are hash maps, as Java's ConcurrentHashMaps
+// (nothing walks them): isShutdown runs for nearly every cache event, and ordered maps made it 2%
+// of an exploration.
 #pragma once
 
-#include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "model/elasticjob/ListenerNotifierManager.h"
 #include "model/elasticjob/strategies/JobInstance.h"
+#include "sim/string_hash.h"
 #include "sim/task.h"
 
 namespace elasticjob {
@@ -42,12 +45,15 @@ class JobRegistry {
   ListenerNotifierManager& getListenerNotifierManager() { return notifiers_; }
 
  private:
+  template <typename Value>
+  using ByJobName = std::unordered_map<std::string, Value, sim::StringHash, std::equal_to<>>;
+
   ListenerNotifierManager& notifiers_;
-  std::map<std::string, JobScheduleController*> schedulerMap_;
-  std::map<std::string, ZookeeperRegistryCenter*> regCenterMap_;
-  std::map<std::string, JobInstance> jobInstanceMap_;
-  std::map<std::string, bool> jobRunningMap_;
-  std::map<std::string, int> currentShardingTotalCountMap_;
+  ByJobName<JobScheduleController*> schedulerMap_;
+  ByJobName<ZookeeperRegistryCenter*> regCenterMap_;
+  ByJobName<JobInstance> jobInstanceMap_;
+  ByJobName<bool> jobRunningMap_;
+  ByJobName<int> currentShardingTotalCountMap_;
 };
 
 }  // namespace elasticjob

@@ -23,10 +23,10 @@ std::string_view registryCenterStateName(RegistryCenterState state) {
   return "UNKNOWN";
 }
 
-std::string pathWithoutNamespace(std::string_view path, std::size_t namespaceLength) {
+std::string_view pathWithoutNamespace(std::string_view path, std::size_t namespaceLength) {
   ELECTSIM_ASSERT(namespaceLength <= path.size());
   std::string_view rest = path.substr(namespaceLength);
-  return rest.empty() ? std::string("/") : std::string(rest);
+  return rest.empty() ? std::string_view("/") : rest;
 }
 
 JobNotifyExecutor::JobNotifyExecutor(sim::Node& node, std::string jobName)
@@ -53,7 +53,7 @@ sim::Task<void> JobNotifyExecutor::run() {
   while (true) {
     if (shutdown_ && queue_.empty()) co_return;  // the pool terminates once drained
     Work work = co_await queue_.pop();
-    const DataChangedEvent event(work.type, pathWithoutNamespace(work.node->path, work.namespaceLength), work.node->data);
+    const DataChangedEvent event{work.type, pathWithoutNamespace(work.node->path, work.namespaceLength), work.node->data};
     try {
       co_await work.listener->onChange(event);
     } catch (const ElasticJobException& error) {

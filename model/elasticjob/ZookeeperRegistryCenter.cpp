@@ -84,7 +84,7 @@ std::string_view ZookeeperRegistryCenter::fullPathView(std::string_view key) con
 
 std::string ZookeeperRegistryCenter::fromFullPath(std::string_view path) const {
   ELECTSIM_ASSERT(path.starts_with(namespacePath_));
-  return pathWithoutNamespace(path, namespacePath_.size());
+  return std::string(pathWithoutNamespace(path, namespacePath_.size()));
 }
 
 zk::SessionId ZookeeperRegistryCenter::getSessionId() {

@@ -23,7 +23,7 @@ class Recorder final : public elasticjob::DataChangedEventListener {
   explicit Recorder(sim::Simulation& sim) : sim_(sim) {}
   std::vector<std::string> seen;
   sim::Eager<void> onChange(const elasticjob::DataChangedEvent& event) override {
-    seen.push_back(std::string(elasticjob::dataChangedEventTypeName(event.type)) + " " + event.key + " " + event.value);
+    seen.push_back(std::string(elasticjob::dataChangedEventTypeName(event.type)) + " " + std::string(event.key) + " " + std::string(event.value));
     return slowly();  // holds the thread, as a listener's ZooKeeper call does
   }
   std::string_view name() const override { return "Recorder"; }
