@@ -1,56 +1,16 @@
 #include "sim/trace.h"
 
 #include <algorithm>
-#include <bit>
 #include <cstdio>
-#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "sim/assert.h"
+#include "sim/hash_fold.h"
 #include "sim/node.h"
 #include "sim/random.h"
 #include "sim/simulation.h"
 
 namespace sim {
-
-namespace {
-
-// One multiply-xorshift round per 64-bit word: enough to make distinct traces hash apart.
-inline std::uint64_t fold(std::uint64_t hash, std::uint64_t word) {
-  hash ^= word;
-  hash *= 0x9e3779b97f4a7c15ULL;
-  return hash ^ (hash >> 29);
-}
-
-// Eight bytes at a time, little-endian, then the tail: the same value on every platform. On a
-// little-endian machine the word is one unaligned load instead of eight byte loads and shifts.
-inline std::uint64_t load_little_endian_word(const char* bytes) {
-  std::uint64_t word = 0;
-  if constexpr (std::endian::native == std::endian::little) {
-    std::memcpy(&word, bytes, sizeof word);
-  } else {
-    for (std::size_t i = 0; i < 8; i++) word |= static_cast<std::uint64_t>(static_cast<unsigned char>(bytes[i])) << (8 * i);
-  }
-  return word;
-}
-
-inline std::uint64_t fold_text(std::uint64_t hash, std::string_view text) {
-  std::size_t at = 0;
-  for (; at + 8 <= text.size(); at += 8) hash = fold(hash, load_little_endian_word(text.data() + at));
-  // The last 0..7 bytes, byte i at bits 8(i+1) above the length. A text of 8 bytes or more reads
-  // them as the top of its last word (one load, shifted down), not byte by byte.
-  std::uint64_t tail = text.size();
-  std::size_t rest = text.size() - at;
-  if (rest > 0 && text.size() >= 8) {
-    std::uint64_t last_word = load_little_endian_word(text.data() + text.size() - 8);
-    tail ^= (last_word >> (8 * (8 - rest))) << 8;
-  } else {
-    for (std::size_t i = 0; i < rest; i++) tail ^= static_cast<std::uint64_t>(static_cast<unsigned char>(text[at + i])) << (8 * (i + 1));
-  }
-  return fold(hash, tail);
-}
-
-}  // namespace
 
 const TraceField* TraceEvent::find(std::string_view key) const {
   for (const TraceField& field : fields) {
@@ -80,14 +40,14 @@ void Trace::emit(NodeId node, std::string_view kind, std::initializer_list<Trace
 
 void Trace::emit(NodeId node, std::string_view kind, std::span<const TraceField> fields) {
   events_++;
-  std::uint64_t hash = fold(hash_, static_cast<std::uint64_t>(nanos(sim_.now())));
-  hash = fold(hash, node);
-  hash = fold_text(hash, kind);
+  std::uint64_t hash = hash_fold(hash_, static_cast<std::uint64_t>(nanos(sim_.now())));
+  hash = hash_fold(hash, node);
+  hash = hash_fold_text(hash, kind);
   // Keys are not hashed: an event kind always has the same fields in the same order.
   for (const TraceField& field : fields) {
-    hash = fold(hash, static_cast<std::uint64_t>(field.value.type));
-    hash = field.value.type == TraceValue::Type::text ? fold_text(hash, field.value.text)
-                                                      : fold(hash, static_cast<std::uint64_t>(field.value.integer));
+    hash = hash_fold(hash, static_cast<std::uint64_t>(field.value.type));
+    hash = field.value.type == TraceValue::Type::text ? hash_fold_text(hash, field.value.text)
+                                                      : hash_fold(hash, static_cast<std::uint64_t>(field.value.integer));
   }
   hash_ = hash;
   if (sinks_.empty()) return;
