@@ -65,7 +65,14 @@ class PendingMap {
   }
   // Erasing in the middle moves the entries on one side, so the erased value should have been
   // moved out first (a moved-from promise breaks nothing).
-  void erase(iterator entry) { entries_.erase(entry); }
+  // The front, the usual case, is a pop: deque::erase's general path cost 0.5% of an exploration.
+  void erase(iterator entry) {
+    if (entry == entries_.begin()) {
+      entries_.pop_front();
+    } else {
+      entries_.erase(entry);
+    }
+  }
 
   // Largest key first, as std::map's clear() and destructor.
   void clear() {
