@@ -187,14 +187,17 @@ void counted_free_sized(void* pointer, std::size_t size) noexcept {
   mi_free(pointer);
 }
 }  // namespace
-void* operator new(std::size_t size) {
+// The replacements are not inlined into this file's own calls (the pool's destructor, large frames):
+// a tool that intercepts operator new and delete by name (valgrind) then sees every block both
+// allocated and freed through them, instead of a delete inlined down to mimalloc's free.
+[[gnu::noinline]] void* operator new(std::size_t size) {
   if (void* pointer = counted_malloc(size)) return pointer;
   throw std::bad_alloc();
 }
 void* operator new[](std::size_t size) { return ::operator new(size); }
-void operator delete(void* pointer) noexcept { counted_free(pointer); }
+[[gnu::noinline]] void operator delete(void* pointer) noexcept { counted_free(pointer); }
 void operator delete[](void* pointer) noexcept { counted_free(pointer); }
-void operator delete(void* pointer, std::size_t size) noexcept { counted_free_sized(pointer, size); }
+[[gnu::noinline]] void operator delete(void* pointer, std::size_t size) noexcept { counted_free_sized(pointer, size); }
 void operator delete[](void* pointer, std::size_t size) noexcept { counted_free_sized(pointer, size); }
 void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return counted_malloc(size); }
 void* operator new[](std::size_t size, const std::nothrow_t& tag) noexcept { return ::operator new(size, tag); }
