@@ -1,76 +1,83 @@
 #include "model/elasticjob/JobRegistry.h"
 
+#include <utility>
+
 #include "model/elasticjob/JobScheduleController.h"
 #include "model/elasticjob/ZookeeperRegistryCenter.h"
 
 namespace elasticjob {
 
+const JobRegistry::Job* JobRegistry::find(std::string_view jobName) const {
+  auto found = jobs_.find(jobName);
+  return found == jobs_.end() ? nullptr : &found->second;
+}
+
 void JobRegistry::registerRegistryCenter(const std::string& jobName, ZookeeperRegistryCenter& regCenter) {
-  regCenterMap_[jobName] = &regCenter;
+  jobs_[jobName].regCenter = &regCenter;
   regCenter.addCacheData("/" + jobName);
 }
 
-void JobRegistry::registerJob(const std::string& jobName, JobScheduleController& controller) { schedulerMap_[jobName] = &controller; }
+void JobRegistry::registerJob(const std::string& jobName, JobScheduleController& controller) { jobs_[jobName].scheduler = &controller; }
 
 JobScheduleController* JobRegistry::getJobScheduleController(const std::string& jobName) const {
-  auto found = schedulerMap_.find(jobName);
-  return found == schedulerMap_.end() ? nullptr : found->second;
+  const Job* job = find(jobName);
+  return job == nullptr ? nullptr : job->scheduler;
 }
 
 ZookeeperRegistryCenter* JobRegistry::getRegCenter(const std::string& jobName) const {
-  auto found = regCenterMap_.find(jobName);
-  return found == regCenterMap_.end() ? nullptr : found->second;
+  const Job* job = find(jobName);
+  return job == nullptr ? nullptr : job->regCenter;
 }
 
-void JobRegistry::addJobInstance(const std::string& jobName, JobInstance jobInstance) {
-  jobInstanceMap_.insert_or_assign(jobName, std::move(jobInstance));
-}
+void JobRegistry::addJobInstance(const std::string& jobName, JobInstance jobInstance) { jobs_[jobName].jobInstance = std::move(jobInstance); }
 
 const JobInstance* JobRegistry::getJobInstance(const std::string& jobName) const {
-  auto found = jobInstanceMap_.find(jobName);
-  return found == jobInstanceMap_.end() ? nullptr : &found->second;
+  const Job* job = find(jobName);
+  return job == nullptr || !job->jobInstance ? nullptr : &*job->jobInstance;
 }
 
 bool JobRegistry::isJobRunning(const std::string& jobName) const {
-  auto found = jobRunningMap_.find(jobName);
-  return found != jobRunningMap_.end() && found->second;
+  const Job* job = find(jobName);
+  return job != nullptr && job->running.value_or(false);
 }
 
-void JobRegistry::setJobRunning(const std::string& jobName, bool isRunning) { jobRunningMap_[jobName] = isRunning; }
+void JobRegistry::setJobRunning(const std::string& jobName, bool isRunning) { jobs_[jobName].running = isRunning; }
 
 int JobRegistry::getCurrentShardingTotalCount(const std::string& jobName) const {
-  auto found = currentShardingTotalCountMap_.find(jobName);
-  return found == currentShardingTotalCountMap_.end() ? 0 : found->second;
+  const Job* job = find(jobName);
+  return job == nullptr ? 0 : job->currentShardingTotalCount.value_or(0);
 }
 
 void JobRegistry::setCurrentShardingTotalCount(const std::string& jobName, int currentShardingTotalCount) {
   ELECTSIM_ASSERT(currentShardingTotalCount >= 0);
-  currentShardingTotalCountMap_[jobName] = currentShardingTotalCount;
+  jobs_[jobName].currentShardingTotalCount = currentShardingTotalCount;
 }
 
 sim::Task<void> JobRegistry::shutdown(std::string jobName) {
   // Optional.ofNullable(schedulerMap.remove(jobName)).ifPresent(JobScheduleController::shutdown):
   // Quartz's shutdown(false) runs the plugin now, while the registry centre is still registered.
-  auto controller = schedulerMap_.find(jobName);
-  if (controller != schedulerMap_.end()) {
-    JobScheduleController* removed = controller->second;
-    schedulerMap_.erase(controller);
+  if (auto job = jobs_.find(jobName); job != jobs_.end() && job->second.scheduler != nullptr) {
+    JobScheduleController* removed = std::exchange(job->second.scheduler, nullptr);
     co_await removed->shutdown(false);
   }
-  auto regCenter = regCenterMap_.find(jobName);
-  if (regCenter != regCenterMap_.end()) {
-    ZookeeperRegistryCenter* removed = regCenter->second;
-    regCenterMap_.erase(regCenter);
-    removed->evictCacheData("/" + jobName);
+  // Entries are never erased, and a map's nodes stay put when it grows: a pointer to the entry
+  // holds across the calls below.
+  auto found = jobs_.find(jobName);
+  Job* job = found == jobs_.end() ? nullptr : &found->second;
+  if (job != nullptr) {
+    if (ZookeeperRegistryCenter* removed = std::exchange(job->regCenter, nullptr)) removed->evictCacheData("/" + jobName);
   }
   notifiers_.removeJobNotifyExecutor(jobName);
-  jobInstanceMap_.erase(jobName);
-  jobRunningMap_.erase(jobName);
-  currentShardingTotalCountMap_.erase(jobName);
+  if (job != nullptr) {
+    job->jobInstance.reset();
+    job->running.reset();
+    job->currentShardingTotalCount.reset();
+  }
 }
 
 bool JobRegistry::isShutdown(const std::string& jobName) const {
-  return !schedulerMap_.contains(jobName) || !jobInstanceMap_.contains(jobName);
+  const Job* job = find(jobName);
+  return job == nullptr || job->scheduler == nullptr || !job->jobInstance;
 }
 
 }  // namespace elasticjob
