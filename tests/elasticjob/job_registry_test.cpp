@@ -1,0 +1,94 @@
+// JobRegistry (3.0.4): a job counts as shut down until both its schedule controller and its instance
+// are registered, and again once shutdown(job) has taken them out; shutdown drops the running flag
+// and the sharding count with them, and the job can be registered anew afterwards.
+#include <gtest/gtest.h>
+
+#include "model/elasticjob/JobRegistry.h"
+#include "model/elasticjob/JobScheduleController.h"
+
+namespace elasticjob_test {
+namespace {
+
+using namespace std::chrono_literals;
+
+class Process final : public sim::Node {
+ public:
+  using Node::Node;
+
+ protected:
+  void on_start() override {}
+};
+
+class CountingJob final : public elasticjob::QuartzJob {
+ public:
+  int pluginShutdowns = 0;
+  sim::Task<void> execute(sim::Instant) override { co_return; }
+  sim::Task<void> triggerMisfired(bool) override { co_return; }
+  sim::Task<void> pluginShutdown() override {
+    pluginShutdowns++;
+    co_return;
+  }
+};
+
+struct Fixture {
+  sim::Simulation sim{1};
+  Process& process = sim.add_node<Process>("p");
+  elasticjob::ListenerNotifierManager notifiers{process};
+  elasticjob::JobRegistry registry{notifiers};
+  CountingJob job;
+  elasticjob::JobScheduleController controller{process, "J", job};
+  Fixture() { process.start(); }
+
+  void shutdown(const std::string& jobName) {
+    sim.schedule_callback(sim.now(), process.id(), [this, jobName] { process.spawn(registry.shutdown(jobName)); });
+    sim.run_for(1s);
+  }
+};
+
+TEST(JobRegistry, AJobIsShutDownUntilItsControllerAndItsInstanceAreBothRegistered) {
+  Fixture f;
+  EXPECT_TRUE(f.registry.isShutdown("J"));
+  f.registry.registerJob("J", f.controller);
+  EXPECT_TRUE(f.registry.isShutdown("J"));  // no instance yet
+  EXPECT_EQ(f.registry.getJobScheduleController("J"), &f.controller);
+  f.registry.addJobInstance("J", elasticjob::JobInstance("i1"));
+  EXPECT_FALSE(f.registry.isShutdown("J"));
+  ASSERT_NE(f.registry.getJobInstance("J"), nullptr);
+  EXPECT_EQ(f.registry.getJobInstance("J")->jobInstanceId, "i1");
+  EXPECT_TRUE(f.registry.isShutdown("K"));  // another job
+  EXPECT_EQ(f.registry.getJobInstance("K"), nullptr);
+}
+
+TEST(JobRegistry, ShutdownTakesEverythingOfTheJobOutAndTheJobCanBeRegisteredAgain) {
+  Fixture f;
+  f.registry.registerJob("J", f.controller);
+  f.registry.addJobInstance("J", elasticjob::JobInstance("i1"));
+  f.registry.setJobRunning("J", true);
+  f.registry.setCurrentShardingTotalCount("J", 7);
+  f.registry.registerJob("K", f.controller);
+  f.registry.addJobInstance("K", elasticjob::JobInstance("i1"));
+  EXPECT_TRUE(f.registry.isJobRunning("J"));
+  EXPECT_EQ(f.registry.getCurrentShardingTotalCount("J"), 7);
+
+  f.shutdown("J");
+  EXPECT_EQ(f.job.pluginShutdowns, 1);  // Quartz's shutdown runs the plugin
+  EXPECT_TRUE(f.registry.isShutdown("J"));
+  EXPECT_EQ(f.registry.getJobScheduleController("J"), nullptr);
+  EXPECT_EQ(f.registry.getJobInstance("J"), nullptr);
+  EXPECT_FALSE(f.registry.isJobRunning("J"));
+  EXPECT_EQ(f.registry.getCurrentShardingTotalCount("J"), 0);
+  EXPECT_FALSE(f.registry.isShutdown("K"));  // untouched
+
+  f.shutdown("J");  // again: nothing left to shut down
+  EXPECT_EQ(f.job.pluginShutdowns, 1);
+  f.shutdown("never-registered");
+
+  f.registry.registerJob("J", f.controller);
+  f.registry.addJobInstance("J", elasticjob::JobInstance("i2"));
+  EXPECT_FALSE(f.registry.isShutdown("J"));
+  EXPECT_EQ(f.registry.getJobInstance("J")->jobInstanceId, "i2");
+  EXPECT_FALSE(f.registry.isJobRunning("J"));  // the old flag did not come back
+}
+
+}  // namespace
+}  // namespace elasticjob_test
