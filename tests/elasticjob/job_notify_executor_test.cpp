@@ -4,19 +4,14 @@
 #include <gtest/gtest.h>
 
 #include "model/elasticjob/ListenerNotifierManager.h"
+#include "tests/support/idle_node.h"
 
 namespace elasticjob_test {
 namespace {
 
 using namespace std::chrono_literals;
 
-class Process final : public sim::Node {
- public:
-  using Node::Node;
-
- protected:
-  void on_start() override {}
-};
+using Process = test_support::IdleNode;
 
 class Recorder final : public elasticjob::DataChangedEventListener {
  public:

@@ -5,19 +5,14 @@
 
 #include "model/elasticjob/JobRegistry.h"
 #include "model/elasticjob/JobScheduleController.h"
+#include "tests/support/idle_node.h"
 
 namespace elasticjob_test {
 namespace {
 
 using namespace std::chrono_literals;
 
-class Process final : public sim::Node {
- public:
-  using Node::Node;
-
- protected:
-  void on_start() override {}
-};
+using Process = test_support::IdleNode;
 
 class CountingJob final : public elasticjob::QuartzJob {
  public:

@@ -1,5 +1,6 @@
-// Test support: a node that runs nothing, for tests that emit hand-made trace events in its name
-// (the property checkers' unit tests).
+// Test support: a node that runs nothing of its own, for tests that emit hand-made trace events in
+// its name (the property checkers' unit tests) or run a model's parts in it (ElasticJob's registry
+// and notify executor).
 #pragma once
 
 #include <string>
