@@ -65,7 +65,7 @@ class TraceSink {
   // The event kinds this sink reads: a kind ("znode.create"), or a family ending in '.' ("node." is
   // every node.* kind). Empty, the default: every kind. The trace hands a sink only the events of
   // its kinds; a property lists exactly the kinds its on_event looks at, so the events it would
-  // ignore cost nothing (dispatching every event to every property was 7% of an exploration).
+  // ignore cost it nothing.
   virtual std::span<const std::string_view> kinds() const { return {}; }
   // Called by Trace::add_sink. A sink made before its simulation (one a caller hands to the runner)
   // learns here which simulation it listens to, for node names.
