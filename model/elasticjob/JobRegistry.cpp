@@ -38,14 +38,14 @@ const JobInstance* JobRegistry::getJobInstance(const std::string& jobName) const
 
 bool JobRegistry::isJobRunning(const std::string& jobName) const {
   const Job* job = find(jobName);
-  return job != nullptr && job->running.value_or(false);
+  return job != nullptr && job->running;
 }
 
 void JobRegistry::setJobRunning(const std::string& jobName, bool isRunning) { jobs_[jobName].running = isRunning; }
 
 int JobRegistry::getCurrentShardingTotalCount(const std::string& jobName) const {
   const Job* job = find(jobName);
-  return job == nullptr ? 0 : job->currentShardingTotalCount.value_or(0);
+  return job == nullptr ? 0 : job->currentShardingTotalCount;
 }
 
 void JobRegistry::setCurrentShardingTotalCount(const std::string& jobName, int currentShardingTotalCount) {
@@ -70,8 +70,8 @@ sim::Task<void> JobRegistry::shutdown(std::string jobName) {
   notifiers_.removeJobNotifyExecutor(jobName);
   if (job != nullptr) {
     job->jobInstance.reset();
-    job->running.reset();
-    job->currentShardingTotalCount.reset();
+    job->running = false;
+    job->currentShardingTotalCount = 0;
   }
 }
 

@@ -46,14 +46,15 @@ class JobRegistry {
   ListenerNotifierManager& getListenerNotifierManager() { return notifiers_; }
 
  private:
-  // Java's five maps by job name, kept as one: a job's entry in each map is a field here, present
-  // or not (a null pointer, an empty optional). isShutdown, two lookups in Java, is one.
+  // Java's five maps by job name, kept as one: a job's entry in each map is a field here (null or
+  // empty when absent). isShutdown, two lookups in Java, is one. An absent running flag or count
+  // reads as false or 0 in Java too, so those two are plain values, reset by shutdown.
   struct Job {
-    JobScheduleController* scheduler = nullptr;            // schedulerMap
-    ZookeeperRegistryCenter* regCenter = nullptr;          // regCenterMap
-    std::optional<JobInstance> jobInstance;                // jobInstanceMap
-    std::optional<bool> running;                           // jobRunningMap
-    std::optional<int> currentShardingTotalCount;          // currentShardingTotalCountMap
+    JobScheduleController* scheduler = nullptr;    // schedulerMap
+    ZookeeperRegistryCenter* regCenter = nullptr;  // regCenterMap
+    std::optional<JobInstance> jobInstance;        // jobInstanceMap
+    bool running = false;                          // jobRunningMap
+    int currentShardingTotalCount = 0;             // currentShardingTotalCountMap
   };
   const Job* find(std::string_view jobName) const;
 

@@ -4,6 +4,7 @@
 // property sees runs that violate it and runs that do not.
 #include <gtest/gtest.h>
 
+#include <iostream>
 #include <string>
 #include <vector>
 
