@@ -114,7 +114,13 @@ sim::Task<void> ServerCnxnFactory::serve(sim::Socket<ClientPacket> socket) {
     if (zks == nullptr || !zks->isRunning()) co_return;
     // ZooKeeperServer.touch: a request of an unknown or closing session is dropped unanswered.
     if (!zks->touch(session, timeout_ms)) continue;
-    if (!co_await serveRequest(socket, id, *zks, session, std::move(*request))) co_return;
+    // A read is answered before this returns. Only a write waits (for its commit), so only a write
+    // costs a coroutine and moves its request into it.
+    if (!isWrite(request->type)) {
+      serveRead(socket, id, *request);
+    } else if (!co_await serveWrite(socket, *zks, session, std::move(*request))) {
+      co_return;
+    }
   }
 }
 
@@ -160,7 +166,7 @@ void ServerCnxnFactory::traceWatchRegistered(std::uint64_t id, const std::string
   self_.sim().trace().emit(self_.id(), "watch.register", {{"session", session}, {"connection", id}, {"path", path}, {"table", table}});
 }
 
-ClientReply ServerCnxnFactory::serveRead(std::uint64_t id, const ClientRequest& request) {
+ClientReply ServerCnxnFactory::readNode(std::uint64_t id, const ClientRequest& request) {
   DataTree& tree = self_.getZkDb().getDataTree();
   std::optional<WatcherId> watcher;
   if (request.watch) watcher = id;
@@ -187,48 +193,49 @@ ClientReply ServerCnxnFactory::serveRead(std::uint64_t id, const ClientRequest& 
   return reply;
 }
 
-sim::Task<bool> ServerCnxnFactory::serveRequest(sim::Socket<ClientPacket>& socket, std::uint64_t id, ZooKeeperServer& zks,
-                                                SessionId session, ClientRequest request) {
+void ServerCnxnFactory::serveRead(sim::Socket<ClientPacket>& socket, std::uint64_t id, const ClientRequest& request) {
   DataTree& tree = self_.getZkDb().getDataTree();
-  if (!isWrite(request.type)) {
-    switch (request.type) {
-      case OpCode::ping: {
-        ClientReply reply;
-        reply.xid = ping_xid;
-        reply.zxid = tree.getLastProcessedZxid();
-        socket.send(std::move(reply));
-        co_return true;
-      }
-      case OpCode::set_watches: {
-        std::vector<FiredWatch> fired;
-        ELECTSIM_ASSERT_MSG(request.set_watches != nullptr, "a SetWatches request carries its lists");
-        const SetWatches& lists = *request.set_watches;
-        for (const std::string& path : lists.data_watches) traceWatchRegistered(id, path, "data");
-        for (const std::string& path : lists.exist_watches) traceWatchRegistered(id, path, "data");
-        for (const std::string& path : lists.child_watches) traceWatchRegistered(id, path, "child");
-        for (const std::string& path : lists.persistent_watches) traceWatchRegistered(id, path, "persistent");
-        for (const std::string& path : lists.persistent_recursive_watches) traceWatchRegistered(id, path, "persistent_recursive");
-        tree.setWatches(lists.relative_zxid, lists.data_watches, lists.exist_watches, lists.child_watches,
-                        lists.persistent_watches, lists.persistent_recursive_watches, id, &fired);
-        for (const FiredWatch& watch : fired) deliverWatch(watch);
-        ClientReply reply;
-        reply.xid = set_watches_xid;
-        socket.send(reply);
-        co_return true;
-      }
-      case OpCode::sync: {
-        // Reads are served from this server's state; sync is answered at once (simplified: the real
-        // one goes through the leader to flush the channel).
-        ClientReply reply;
-        reply.xid = request.xid;
-        reply.zxid = tree.getLastProcessedZxid();
-        socket.send(reply);
-        co_return true;
-      }
-      default: socket.send(serveRead(id, request)); co_return true;
+  switch (request.type) {
+    case OpCode::ping: {
+      ClientReply reply;
+      reply.xid = ping_xid;
+      reply.zxid = tree.getLastProcessedZxid();
+      socket.send(std::move(reply));
+      return;
     }
+    case OpCode::set_watches: {
+      std::vector<FiredWatch> fired;
+      ELECTSIM_ASSERT_MSG(request.set_watches != nullptr, "a SetWatches request carries its lists");
+      const SetWatches& lists = *request.set_watches;
+      for (const std::string& path : lists.data_watches) traceWatchRegistered(id, path, "data");
+      for (const std::string& path : lists.exist_watches) traceWatchRegistered(id, path, "data");
+      for (const std::string& path : lists.child_watches) traceWatchRegistered(id, path, "child");
+      for (const std::string& path : lists.persistent_watches) traceWatchRegistered(id, path, "persistent");
+      for (const std::string& path : lists.persistent_recursive_watches) traceWatchRegistered(id, path, "persistent_recursive");
+      tree.setWatches(lists.relative_zxid, lists.data_watches, lists.exist_watches, lists.child_watches,
+                      lists.persistent_watches, lists.persistent_recursive_watches, id, &fired);
+      for (const FiredWatch& watch : fired) deliverWatch(watch);
+      ClientReply reply;
+      reply.xid = set_watches_xid;
+      socket.send(reply);
+      return;
+    }
+    case OpCode::sync: {
+      // Reads are served from this server's state; sync is answered at once (simplified: the real
+      // one goes through the leader to flush the channel).
+      ClientReply reply;
+      reply.xid = request.xid;
+      reply.zxid = tree.getLastProcessedZxid();
+      socket.send(reply);
+      return;
+    }
+    default: socket.send(readNode(id, request)); return;
   }
-  // A write: through the leader, answered once committed and applied here.
+}
+
+// A write: through the leader, answered once committed and applied here.
+sim::Task<bool> ServerCnxnFactory::serveWrite(sim::Socket<ClientPacket>& socket, ZooKeeperServer& zks, SessionId session,
+                                              ClientRequest request) {
   ProcessTxnResult result;
   try {
     result = co_await zks.submitWrite(toRequest(request, session, static_cast<std::uint64_t>(self_.myid())));

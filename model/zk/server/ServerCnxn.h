@@ -41,9 +41,11 @@ class ServerCnxnFactory {
   sim::Task<void> serve(sim::Socket<ClientPacket> socket);
   sim::Task<bool> establishSession(sim::Socket<ClientPacket>& socket, std::uint64_t id, const ConnectRequest& connect,
                                    std::int32_t& timeout_ms, SessionId& session);
-  sim::Task<bool> serveRequest(sim::Socket<ClientPacket>& socket, std::uint64_t id, ZooKeeperServer& zks, SessionId session,
-                               ClientRequest request);
-  ClientReply serveRead(std::uint64_t id, const ClientRequest& request);
+  // Everything but a write (FinalRequestProcessor's reads, ping, setWatches, sync), answered at once.
+  void serveRead(sim::Socket<ClientPacket>& socket, std::uint64_t id, const ClientRequest& request);
+  ClientReply readNode(std::uint64_t id, const ClientRequest& request);  // exists, getData, getChildren, addWatch
+  // A write, answered once committed and applied here; false: the connection goes.
+  sim::Task<bool> serveWrite(sim::Socket<ClientPacket>& socket, ZooKeeperServer& zks, SessionId session, ClientRequest request);
   void traceWatchRegistered(std::uint64_t id, const std::string& path, const char* table);
 
   QuorumPeer& self_;
