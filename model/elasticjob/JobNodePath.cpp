@@ -12,17 +12,12 @@ JobNodePath::JobNodePath(std::string jobName) : jobName_(std::move(jobName)) {
 // "/" + jobName + "/" + node, built in one allocation (it is on every storage call's path).
 std::string JobNodePath::getFullPath(std::string_view node) const {
   std::string path;
-  assignFullPath(node, path);
-  return path;
-}
-
-void JobNodePath::assignFullPath(std::string_view node, std::string& path) const {
-  path.clear();
   path.reserve(jobName_.size() + node.size() + 2);
   path += '/';
   path += jobName_;
   path += '/';
   path += node;
+  return path;
 }
 
 std::string JobNodePath::getServerNodePath(std::string_view serverIp) const { return getFullPath(ServerNode::getServerNode(serverIp)); }

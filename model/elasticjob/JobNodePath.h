@@ -25,8 +25,6 @@ class JobNodePath {
   explicit JobNodePath(std::string jobName);
   const std::string& getJobName() const { return jobName_; }
   std::string getFullPath(std::string_view node) const;
-  // getFullPath into `path` (its old content replaced), reusing its buffer.
-  void assignFullPath(std::string_view node, std::string& path) const;
   std::string getRootPath() const { return "/" + jobName_; }
   std::string getServerNodePath() const { return getFullPath("servers"); }
   std::string getServerNodePath(std::string_view serverIp) const;

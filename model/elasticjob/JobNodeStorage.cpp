@@ -89,9 +89,10 @@ void JobNodeStorage::addDataListener(DataChangedEventListener& listener, JobNoti
   regCenter_.watch(jobNodePath_.getRootPath(), listener, executor);
 }
 
-const std::string* JobNodeStorage::getCachedOnly(std::string_view node) const {
-  jobNodePath_.assignFullPath(node, fullPathScratch_);
-  return regCenter_.getCachedOnly(fullPathScratch_);
+JobNodeStorage::CachedNodePath JobNodeStorage::cachedNodePath(std::string_view node) const {
+  std::string key = jobNodePath_.getFullPath(node);
+  std::string fullPath = regCenter_.toFullPath(key);
+  return CachedNodePath{std::move(key), std::move(fullPath)};
 }
 
 }  // namespace elasticjob

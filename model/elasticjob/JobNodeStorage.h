@@ -40,10 +40,16 @@ class JobNodeStorage {
   void addConnectionStateListener(ConnectionStateChangedEventListener& listener);
   void addDataListener(DataChangedEventListener& listener, JobNotifyExecutor& executor);
 
-  // The cache's value for node without reading ZooKeeper, or null; valid until the cache changes.
-  // isLeader's answer when the cache holds the leader node, and the belief checks after every
-  // leader-node event: no allocation.
-  const std::string* getCachedOnly(std::string_view node) const;
+  // A node's registry key and ZooKeeper path, made once by a reader on a hot path.
+  struct CachedNodePath {
+    std::string key;       // "/J/leader/election/instance"
+    std::string fullPath;  // the same under the namespace
+  };
+  CachedNodePath cachedNodePath(std::string_view node) const;
+  // The cache's value for the node without reading ZooKeeper, or null; valid until the cache
+  // changes. isLeader's answer when the cache holds the leader node, and the belief checks at every
+  // event of the job's cache: no allocation, no path built.
+  const std::string* getCachedOnly(const CachedNodePath& node) const { return regCenter_.getCachedOnly(node.key, node.fullPath); }
   ZookeeperRegistryCenter& getRegCenter() { return regCenter_; }
   const JobNodePath& getJobNodePath() const { return jobNodePath_; }
   const std::string& getJobName() const { return jobNodePath_.getJobName(); }
@@ -51,7 +57,6 @@ class JobNodeStorage {
  private:
   ZookeeperRegistryCenter& regCenter_;
   JobNodePath jobNodePath_;
-  mutable std::string fullPathScratch_;  // getCachedOnly's key
 };
 
 }  // namespace elasticjob

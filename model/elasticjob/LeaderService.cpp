@@ -5,7 +5,11 @@
 namespace elasticjob {
 
 LeaderService::LeaderService(JobEnvironment& env, ServerService& serverService, std::string localInstanceId)
-    : env_(env), serverService_(serverService), callback_(*this), localInstanceId_(std::move(localInstanceId)) {
+    : env_(env),
+      serverService_(serverService),
+      callback_(*this),
+      localInstanceId_(std::move(localInstanceId)),
+      leaderInstancePath_(env.storage.cachedNodePath(LeaderNode::INSTANCE)) {
   ELECTSIM_ASSERT(!localInstanceId_.empty());
 }
 
@@ -53,7 +57,7 @@ sim::Eager<bool> LeaderService::isLeader() {
   if (env_.registry.isShutdown(env_.jobName())) return false;
   // getJobNodeData goes through the cache: a cached leader node is answered at once, as
   // ZookeeperRegistryCenter.get answers it, with no coroutine.
-  if (const std::string* cachedLeader = env_.storage.getCachedOnly(LeaderNode::INSTANCE)) {
+  if (const std::string* cachedLeader = env_.storage.getCachedOnly(leaderInstancePath_)) {
     bool answer = *cachedLeader == env_.localInstanceIdView();
     refreshBelief();
     return answer;
@@ -87,7 +91,7 @@ void LeaderService::onLeaderNodeCached(DataChangedEvent::Type type, const std::s
 
 bool LeaderService::computeBelief() const {
   if (env_.registry.isShutdown(env_.jobName())) return false;
-  const std::string* cached = env_.storage.getCachedOnly(LeaderNode::INSTANCE);
+  const std::string* cached = env_.storage.getCachedOnly(leaderInstancePath_);
   if (cached) return *cached == env_.localInstanceIdView();
   return directView_;
 }

@@ -69,6 +69,7 @@ class LeaderService {
   ServerService& serverService_;
   LeaderElectionExecutionCallback callback_;
   std::string localInstanceId_;
+  JobNodeStorage::CachedNodePath leaderInstancePath_;  // leader/election/instance, for the cached reads
   // ZooKeeper's answer as far as this instance knows it (its last direct read, its own writes, the
   // cache's deletion events): what isLeader() answers when the cache does not hold the node.
   bool directView_ = false;

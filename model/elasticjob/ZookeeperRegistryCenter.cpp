@@ -112,9 +112,14 @@ sim::Eager<std::optional<std::string>> ZookeeperRegistryCenter::get(std::string 
 }
 
 const std::string* ZookeeperRegistryCenter::getCachedOnly(std::string_view key) const {
+  if (findCuratorCache(key) == nullptr) return nullptr;
+  return getCachedOnly(key, fullPathView(key));
+}
+
+const std::string* ZookeeperRegistryCenter::getCachedOnly(std::string_view key, std::string_view fullPath) const {
   const CacheEntry* entry = findCuratorCache(key);
   if (entry == nullptr) return nullptr;
-  const curator::ChildData* inCache = entry->cache->find(fullPathView(key));
+  const curator::ChildData* inCache = entry->cache->find(fullPath);
   return inCache != nullptr ? &inCache->data : nullptr;
 }
 

@@ -112,6 +112,8 @@ class ZookeeperRegistryCenter {
   // What the job's cache holds for key (no ZooKeeper read), or null when the cache does not hold
   // it: get's answer on a hit, without building the Eager. Valid until the cache changes.
   const std::string* getCachedOnly(std::string_view key) const;
+  // The same, for a caller that keeps toFullPath(key) (a read on a hot path).
+  const std::string* getCachedOnly(std::string_view key, std::string_view fullPath) const;
 
   curator::CuratorFramework& getClient() { return *client_; }
   const ZookeeperConfiguration& getZkConfig() const { return config_; }
