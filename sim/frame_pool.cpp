@@ -171,16 +171,17 @@ constexpr auto small_block_words = [] {
   return table;
 }();
 static_assert(block_words_of(tabled_words) == tabled_words);
-}  // namespace
-std::size_t allocator_block_bytes(std::size_t request) noexcept {
+[[gnu::always_inline]] inline std::size_t block_bytes(std::size_t request) noexcept {
   std::size_t words = (request + sizeof(void*) - 1) / sizeof(void*);
   if (words <= tabled_words) return small_block_words[words] * sizeof(void*);
   return block_words_of(words) * sizeof(void*);
 }
+}  // namespace
+std::size_t allocator_block_bytes(std::size_t request) noexcept { return block_bytes(request); }
 }  // namespace sim
 namespace {
 std::int64_t allocated_bytes(void* pointer, std::size_t size) noexcept {
-  return static_cast<std::int64_t>(size < sim::allocator_block_bytes_exact_below ? sim::allocator_block_bytes(size)
+  return static_cast<std::int64_t>(size < sim::allocator_block_bytes_exact_below ? sim::block_bytes(size)
                                                                                    : mi_usable_size(pointer));
 }
 void* counted_malloc(std::size_t size) noexcept {

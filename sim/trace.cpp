@@ -13,8 +13,13 @@
 namespace sim {
 
 const TraceField* TraceEvent::find(std::string_view key) const {
+  // Keys are string literals. The one asked for is usually the very literal the event was made with
+  // (the linker merges equal literals), and the first character tells most others of the same
+  // length apart without a call to memcmp (these comparisons were 1% of an exploration).
   for (const TraceField& field : fields) {
-    if (field.key == key) return &field;
+    if (field.key.size() != key.size()) continue;
+    if (field.key.data() == key.data()) return &field;
+    if (!key.empty() && field.key.front() == key.front() && field.key == key) return &field;
   }
   return nullptr;
 }
