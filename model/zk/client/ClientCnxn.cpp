@@ -43,19 +43,19 @@ void ClientCnxn::trace_state(const char* state) {
   sim().trace().emit(owner_.id(), "client.state", {{"layer", "zookeeper"}, {"state", state}, {"session", sessionId_}, {"server", currentServer_}});
 }
 
-ClientCnxn::PendingReply ClientCnxn::submitRequest(ClientRequest request, WatchRegistration watch) {
+ClientCnxn::PendingReply ClientCnxn::submitRequest(ClientRequest&& request, WatchRegistration&& watch) {
   sim::Promise<ClientReply> promise;
   sim::Future<ClientReply> reply = promise.get_future();
   enqueue(std::move(request), std::move(promise), std::move(watch));
   return PendingReply(sim(), std::move(reply));
 }
 
-void ClientCnxn::submitRequest(ClientRequest request, WatchRegistration watch, ReplyCallback callback) {
+void ClientCnxn::submitRequest(ClientRequest&& request, WatchRegistration&& watch, ReplyCallback&& callback) {
   ELECTSIM_ASSERT(callback);
   enqueue(std::move(request), std::move(callback), std::move(watch));
 }
 
-void ClientCnxn::enqueue(ClientRequest request, ReplyTarget reply, WatchRegistration watch) {
+void ClientCnxn::enqueue(ClientRequest&& request, ReplyTarget&& reply, WatchRegistration&& watch) {
   if (state_ == States::closed) {
     ClientReply expired;
     expired.xid = request.xid;
@@ -79,7 +79,7 @@ ClientCnxn::HeldWatch ClientCnxn::hold(WatchRegistration&& watch) {
   return std::make_unique<WatchRegistration>(std::move(watch));
 }
 
-void ClientCnxn::answer(ReplyTarget& target, ClientReply reply) {
+void ClientCnxn::answer(ReplyTarget& target, ClientReply&& reply) {
   if (auto* promise = std::get_if<sim::Promise<ClientReply>>(&target)) {
     promise->set_value(std::move(reply));
     return;

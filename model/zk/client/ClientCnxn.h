@@ -105,7 +105,7 @@ class ClientCnxn {
   // its reply. A disconnect fails it with CONNECTIONLOSS; a dead handle with SESSIONEXPIRED.
   // `watch` is registered when the reply is read, if its code allows (see registerWatch).
   // Callers await it in the same expression, as they would the Java call.
-  [[nodiscard]] PendingReply submitRequest(ClientRequest request, WatchRegistration watch = WatchRegistration());
+  [[nodiscard]] PendingReply submitRequest(ClientRequest&& request, WatchRegistration&& watch = WatchRegistration());
 
   // The same request with its reply handed to a function, as ZooKeeper's asynchronous API hands it
   // to an AsyncCallback: nothing waits in a coroutine while it is in flight (in a burst of
@@ -114,7 +114,7 @@ class ClientCnxn {
   // resumed, so the two forms order everything alike; at once when the handle is closed, as an
   // awaiter would go on at once; never once the node has crashed or restarted.
   using ReplyCallback = std::function<void(ClientReply&&)>;
-  void submitRequest(ClientRequest request, WatchRegistration watch, ReplyCallback callback);
+  void submitRequest(ClientRequest&& request, WatchRegistration&& watch, ReplyCallback&& callback);
 
  private:
   // Who is told of a reply: an awaiting coroutine, through its promise, or a callback.
@@ -127,7 +127,7 @@ class ClientCnxn {
   struct Outgoing {
     // Not an aggregate: Ring::emplace_back builds it in place with parentheses, which clang 14
     // does not accept for aggregates (C++20's P0960).
-    Outgoing(ClientRequest request_to_send, ReplyTarget reply_to_give, HeldWatch watch_to_register)
+    Outgoing(ClientRequest&& request_to_send, ReplyTarget&& reply_to_give, HeldWatch&& watch_to_register)
         : request(std::move(request_to_send)), reply(std::move(reply_to_give)), watch(std::move(watch_to_register)) {}
     ClientRequest request;
     ReplyTarget reply;
@@ -138,8 +138,10 @@ class ClientCnxn {
     HeldWatch watch;  // null: none
   };
 
-  void enqueue(ClientRequest request, ReplyTarget reply, WatchRegistration watch);
-  void answer(ReplyTarget& target, ClientReply reply);
+  // Requests and replies are large values: each layer takes them by reference to an rvalue, so a
+  // request moves once into its ring slot, not once per call it passes through.
+  void enqueue(ClientRequest&& request, ReplyTarget&& reply, WatchRegistration&& watch);
+  void answer(ReplyTarget& target, ClientReply&& reply);
 
   sim::Task<void> sendThread();
   sim::Task<void> eventThread();
