@@ -76,8 +76,10 @@ class Queue {
   bool empty() const { return items_.empty(); }
   std::size_t capacity() const { return capacity_; }
 
-  // False when full (the caller decides: drop, or Java's offer() semantics).
-  bool push(T item) {
+  // False when full (the caller decides: drop, or Java's offer() semantics). An rvalue is moved
+  // once, into the waiter's slot or the queue.
+  bool push(const T& item) { return push(T(item)); }
+  bool push(T&& item) {
     WaitEntry* entry = waiters_.front();
     while (entry != nullptr) {
       WaitEntry* next = entry->next;
@@ -191,7 +193,8 @@ class Promise {
 
   Future<T> get_future();
   bool fulfilled() const { return state_ == nullptr || state_->ready(); }
-  void set_value(T value) {
+  void set_value(const T& value) { set_value(T(value)); }
+  void set_value(T&& value) {
     ELECTSIM_ASSERT(state_ != nullptr && !state_->ready());
     state_->value.emplace(std::move(value));
     state_->waiters.wake_all();
