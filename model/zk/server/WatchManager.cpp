@@ -6,9 +6,8 @@ namespace zk {
 
 bool WatchManager::addWatch(const std::string& path, WatcherId watcher, WatcherMode mode) {
   ELECTSIM_ASSERT(!path.empty());
-  const bool added = watchTable_[path].insert(watcher).second;
-  auto& paths = watch2Paths_[watcher];
-  auto [entry, mirrored] = paths.try_emplace(path, mode);
+  auto [entry, added] = watchTable_[path].try_emplace(watcher, mode);
+  const bool mirrored = watch2Paths_[watcher].insert(path).second;
   ELECTSIM_ASSERT(added == mirrored);
   if (added) {
     watchCount_++;
@@ -24,13 +23,14 @@ bool WatchManager::addWatch(const std::string& path, WatcherId watcher, WatcherM
 void WatchManager::removeWatcher(WatcherId watcher) {
   auto paths = watch2Paths_.find(watcher);
   if (paths == watch2Paths_.end()) return;
-  for (const auto& [path, mode] : paths->second) {
+  for (const std::string& path : paths->second) {
     auto watchers = watchTable_.find(path);
     ELECTSIM_ASSERT(watchers != watchTable_.end());
-    const std::size_t erased = watchers->second.erase(watcher);
-    ELECTSIM_ASSERT(erased == 1);
+    auto entry = watchers->second.find(watcher);
+    ELECTSIM_ASSERT(entry != watchers->second.end());
+    if (is_recursive(entry->second)) recursiveWatchQty_--;
+    watchers->second.erase(entry);
     watchCount_--;
-    if (is_recursive(mode)) recursiveWatchQty_--;
     if (watchers->second.empty()) watchTable_.erase(watchers);
   }
   watch2Paths_.erase(paths);
@@ -39,14 +39,10 @@ void WatchManager::removeWatcher(WatcherId watcher) {
 void WatchManager::triggerPath(std::string_view localPath, bool atParent, EventType type, WatcherSet& watchers) {
   auto entry = watchTable_.find(localPath);
   if (entry == watchTable_.end()) return;
-  std::set<WatcherId>& pathWatchers = entry->second;
+  PathWatchers& pathWatchers = entry->second;
   for (auto it = pathWatchers.begin(); it != pathWatchers.end();) {
-    const WatcherId watcher = *it;
-    auto paths = watch2Paths_.find(watcher);
-    ELECTSIM_ASSERT(paths != watch2Paths_.end());
-    auto mode = paths->second.find(localPath);
-    ELECTSIM_ASSERT(mode != paths->second.end());
-    if (is_recursive(mode->second)) {
+    const auto [watcher, mode] = *it;
+    if (is_recursive(mode)) {
       // A recursive watch hears of its own node and of every node below, but not of child lists.
       if (type != EventType::node_children_changed) watchers.insert(watcher);
       ++it;
@@ -59,12 +55,16 @@ void WatchManager::triggerPath(std::string_view localPath, bool atParent, EventT
     watchers.insert(watcher);
     // Bug switch zk-watch-not-one-shot: the watch stays registered, so one registration fires
     // again and again — exactly what the one-shot rule exists to prevent.
-    if (is_persistent(mode->second) || keepAfterTrigger_) {
+    if (is_persistent(mode) || keepAfterTrigger_) {
       ++it;
       continue;
     }
     // One-shot: the watch leaves both tables before anyone is told.
-    paths->second.erase(mode);
+    auto paths = watch2Paths_.find(watcher);
+    ELECTSIM_ASSERT(paths != watch2Paths_.end());
+    auto mirrored = paths->second.find(localPath);
+    ELECTSIM_ASSERT(mirrored != paths->second.end());
+    paths->second.erase(mirrored);
     if (paths->second.empty()) watch2Paths_.erase(paths);
     it = pathWatchers.erase(it);
     ELECTSIM_ASSERT(watchCount_ > 0);
@@ -99,15 +99,15 @@ WatcherSet WatchManager::triggerWatch(const std::string& path, EventType type, c
 }
 
 bool WatchManager::containsWatcher(std::string_view path, WatcherId watcher) const {
-  auto paths = watch2Paths_.find(watcher);
-  return paths != watch2Paths_.end() && paths->second.contains(path);
+  auto watchers = watchTable_.find(path);
+  return watchers != watchTable_.end() && watchers->second.contains(watcher);
 }
 
 WatcherMode WatchManager::watcherMode(std::string_view path, WatcherId watcher) const {
-  auto paths = watch2Paths_.find(watcher);
-  if (paths == watch2Paths_.end()) return WatcherMode::standard;
-  auto mode = paths->second.find(path);
-  return mode == paths->second.end() ? WatcherMode::standard : mode->second;
+  auto watchers = watchTable_.find(path);
+  if (watchers == watchTable_.end()) return WatcherMode::standard;
+  auto mode = watchers->second.find(watcher);
+  return mode == watchers->second.end() ? WatcherMode::standard : mode->second;
 }
 
 std::vector<std::string> WatchManager::pathsOf(WatcherId watcher) const {
@@ -115,23 +115,27 @@ std::vector<std::string> WatchManager::pathsOf(WatcherId watcher) const {
   if (paths == watch2Paths_.end()) return {};
   std::vector<std::string> result;
   result.reserve(paths->second.size());
-  for (const auto& [path, mode] : paths->second) result.push_back(path);
+  for (const std::string& path : paths->second) result.push_back(path);
   return result;
 }
 
 void WatchManager::checkInvariants() const {
   std::size_t count = 0;
+  std::size_t recursive = 0;
   for (const auto& [path, watchers] : watchTable_) {
     ELECTSIM_ASSERT(!watchers.empty());
-    for (WatcherId watcher : watchers) ELECTSIM_ASSERT(containsWatcher(path, watcher));
+    for (const auto& [watcher, mode] : watchers) {
+      auto paths = watch2Paths_.find(watcher);
+      ELECTSIM_ASSERT(paths != watch2Paths_.end() && paths->second.contains(path));
+      recursive += is_recursive(mode) ? 1 : 0;
+    }
     count += watchers.size();
   }
   std::size_t mirrored = 0;
-  std::size_t recursive = 0;
   for (const auto& [watcher, paths] : watch2Paths_) {
     ELECTSIM_ASSERT(!paths.empty());
     mirrored += paths.size();
-    for (const auto& [path, mode] : paths) recursive += is_recursive(mode) ? 1 : 0;
+    for (const std::string& path : paths) ELECTSIM_ASSERT(containsWatcher(path, watcher));
   }
   ELECTSIM_ASSERT(count == watchCount_);
   ELECTSIM_ASSERT(mirrored == watchCount_);

@@ -24,6 +24,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include <boost/container/flat_map.hpp>
 #include <boost/container/flat_set.hpp>
 #include <boost/container/small_vector.hpp>
 
@@ -89,9 +90,12 @@ class WatchManager {
   void triggerPath(std::string_view localPath, bool atParent, EventType type, WatcherSet& watchers);
 
   bool keepAfterTrigger_ = false;
-  // A HashMap in Java too; looked up at every path of a trigger's walk, walked only by checkInvariants.
-  std::unordered_map<std::string, std::set<WatcherId>, sim::StringHash, std::equal_to<>> watchTable_;
-  std::map<WatcherId, std::map<std::string, WatcherMode, std::less<>>> watch2Paths_;
+  // A HashMap in Java too; looked up at every path of a trigger's walk, walked only by
+  // checkInvariants. Each path's watchers carry their mode (WatcherModeManager's table, keyed by
+  // watcher and path in Java), so a trigger reads it without a second lookup.
+  using PathWatchers = boost::container::flat_map<WatcherId, WatcherMode>;
+  std::unordered_map<std::string, PathWatchers, sim::StringHash, std::equal_to<>> watchTable_;
+  std::map<WatcherId, std::set<std::string, std::less<>>> watch2Paths_;
   std::size_t watchCount_ = 0;
   std::size_t recursiveWatchQty_ = 0;  // WatcherModeManager.getRecursiveQty
 };
