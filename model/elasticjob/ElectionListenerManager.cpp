@@ -7,7 +7,7 @@ constexpr std::string_view DISABLED = "DISABLED";
 }
 
 sim::Eager<void> LeaderElectionJobListener::onChange(const DataChangedEvent& event) {
-  if (env_.registry.isShutdown(env_.jobName())) return sim::Eager<void>::done();
+  if (env_.isShutdown()) return sim::Eager<void>::done();
   return electIfNeeded(event);
 }
 

@@ -25,8 +25,11 @@ struct JobEnvironment {
   JobRegistry& registry;
   JobNodeStorage& storage;
   ElasticJobBugs bugs;
+  const JobRegistry::Job& registryEntry;  // registry.entry(jobName())
 
   const std::string& jobName() const { return storage.getJobName(); }
+  // JobRegistry.getInstance().isShutdown(jobName), asked of the job's entry.
+  bool isShutdown() const { return JobRegistry::isShutdown(registryEntry); }
   sim::Simulation& sim() const { return node.sim(); }
   // The local instance's id, or "" once the job is shut down (the registry entry is gone).
   std::string localInstanceId() const { return std::string(localInstanceIdView()); }

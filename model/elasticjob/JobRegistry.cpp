@@ -77,7 +77,7 @@ sim::Task<void> JobRegistry::shutdown(std::string jobName) {
 
 bool JobRegistry::isShutdown(const std::string& jobName) const {
   const Job* job = find(jobName);
-  return job == nullptr || job->scheduler == nullptr || !job->jobInstance;
+  return job == nullptr || isShutdown(*job);
 }
 
 }  // namespace elasticjob

@@ -45,7 +45,6 @@ class JobRegistry {
   bool isShutdown(const std::string& jobName) const;
   ListenerNotifierManager& getListenerNotifierManager() { return notifiers_; }
 
- private:
   // Java's five maps by job name, kept as one: a job's entry in each map is a field here (null or
   // empty when absent). isShutdown, two lookups in Java, is one. An absent running flag or count
   // reads as false or 0 in Java too, so those two are plain values, reset by shutdown.
@@ -56,6 +55,13 @@ class JobRegistry {
     bool running = false;                          // jobRunningMap
     int currentShardingTotalCount = 0;             // currentShardingTotalCountMap
   };
+  // The job's entry, made empty if there is none (an empty entry reads as an absent one). Entries
+  // are never erased and keep their address, so a job's services keep the reference and ask
+  // isShutdown of it, with no lookup by name at every event (JobEnvironment::isShutdown).
+  const Job& entry(const std::string& jobName) { return jobs_[jobName]; }
+  static bool isShutdown(const Job& job) { return job.scheduler == nullptr || !job.jobInstance; }
+
+ private:
   const Job* find(std::string_view jobName) const;
 
   ListenerNotifierManager& notifiers_;

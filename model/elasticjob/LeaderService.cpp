@@ -46,7 +46,7 @@ sim::Task<bool> LeaderService::isLeaderUntilBlock() {
     ELECTSIM_ASSERT(++polls < polls_max);
     // "Leader is electing, waiting for 100 ms": the sleep comes before the first attempt.
     co_await env_.sim().sleep(waitingShortTime);
-    if (env_.registry.isShutdown(env_.jobName())) continue;
+    if (env_.isShutdown()) continue;
     bool localAvailable = co_await serverService_.isAvailableServer(env_.localIp());
     if (localAvailable) co_await electLeader();
   }
@@ -54,7 +54,7 @@ sim::Task<bool> LeaderService::isLeaderUntilBlock() {
 }
 
 sim::Eager<bool> LeaderService::isLeader() {
-  if (env_.registry.isShutdown(env_.jobName())) return false;
+  if (env_.isShutdown()) return false;
   // getJobNodeData goes through the cache: a cached leader node is answered at once, as
   // ZookeeperRegistryCenter.get answers it, with no coroutine.
   if (const std::string* cachedLeader = env_.storage.getCachedOnly(leaderInstancePath_)) {
@@ -90,7 +90,7 @@ void LeaderService::onLeaderNodeCached(DataChangedEvent::Type type, const std::s
 }
 
 bool LeaderService::computeBelief() const {
-  if (env_.registry.isShutdown(env_.jobName())) return false;
+  if (env_.isShutdown()) return false;
   const std::string* cached = env_.storage.getCachedOnly(leaderInstancePath_);
   if (cached) return *cached == env_.localInstanceIdView();
   return directView_;

@@ -5,7 +5,7 @@
 namespace elasticjob {
 
 sim::Task<void> RegistryCenterConnectionStateListener::onStateChanged(RegistryCenterState newState) {
-  if (env_.registry.isShutdown(env_.jobName())) co_return;
+  if (env_.isShutdown()) co_return;
   JobScheduleController* controller = env_.registry.getJobScheduleController(env_.jobName());
   ELECTSIM_ASSERT(controller != nullptr);
   if (newState == RegistryCenterState::UNAVAILABLE) {

@@ -11,7 +11,7 @@ constexpr int enable_server_retries = 10;
 }  // namespace
 
 sim::Task<void> ServerService::persistOnline(bool enabled) {
-  if (env_.registry.isShutdown(env_.jobName())) co_return;
+  if (env_.isShutdown()) co_return;
   std::string value(enabled ? ENABLED : DISABLED);
   co_await env_.storage.fillJobNode(ServerNode::getServerNode(env_.localIp()), std::move(value));
 }

@@ -22,7 +22,7 @@ sim::Task<void> ShardingTotalCountChangedJobListener::setReshardingFlag(int newS
 }
 
 sim::Eager<void> ListenServersChangedJobListener::onChange(const DataChangedEvent& event) {
-  if (env_.registry.isShutdown(env_.jobName())) return sim::Eager<void>::done();
+  if (env_.isShutdown()) return sim::Eager<void>::done();
   bool isInstanceChange = paths_.isInstancePath(event.key) && event.type != DataChangedEvent::Type::UPDATED;
   bool isServerChange = paths_.isServerPath(event.key);
   if (!isInstanceChange && !isServerChange) return sim::Eager<void>::done();

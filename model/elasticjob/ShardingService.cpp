@@ -160,7 +160,7 @@ sim::Task<std::vector<int>> ShardingService::getShardingItems(std::string jobIns
 }
 
 sim::Task<std::vector<int>> ShardingService::getLocalShardingItems() {
-  if (env_.registry.isShutdown(env_.jobName())) co_return std::vector<int>{};
+  if (env_.isShutdown()) co_return std::vector<int>{};
   bool available = co_await serverService_.isAvailableServer(env_.localIp());
   if (!available) co_return std::vector<int>{};
   // getJobInstance(jobName).getJobInstanceId() of a job shut down during the availability check throws.

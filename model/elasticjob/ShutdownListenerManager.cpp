@@ -5,7 +5,7 @@
 namespace elasticjob {
 
 sim::Eager<void> InstanceShutdownStatusJobListener::onChange(const DataChangedEvent& event) {
-  if (env_.registry.isShutdown(env_.jobName())) return sim::Eager<void>::done();
+  if (env_.isShutdown()) return sim::Eager<void>::done();
   JobScheduleController* controller = env_.registry.getJobScheduleController(env_.jobName());
   ELECTSIM_ASSERT(controller != nullptr);
   if (controller->isPaused()) return sim::Eager<void>::done();

@@ -85,5 +85,29 @@ TEST(JobRegistry, ShutdownTakesEverythingOfTheJobOutAndTheJobCanBeRegisteredAgai
   EXPECT_FALSE(f.registry.isJobRunning("J"));  // the old flag did not come back
 }
 
+// A job's services keep its entry (JobEnvironment::isShutdown): taken before anything is
+// registered, it answers as the name does through registration, other jobs' entries, shutdown and
+// registration anew.
+TEST(JobRegistry, AJobsEntryTakenEarlyAnswersAsItsNameDoesThroughoutItsLife) {
+  Fixture f;
+  const elasticjob::JobRegistry::Job& entry = f.registry.entry("J");
+  auto agrees = [&] { return elasticjob::JobRegistry::isShutdown(entry) == f.registry.isShutdown("J"); };
+  EXPECT_TRUE(elasticjob::JobRegistry::isShutdown(entry));
+  EXPECT_TRUE(f.registry.isShutdown("J"));  // an empty entry reads as no entry
+  f.registry.registerJob("J", f.controller);
+  EXPECT_TRUE(elasticjob::JobRegistry::isShutdown(entry));
+  for (int job = 0; job < 100; job++) f.registry.registerJob("other-" + std::to_string(job), f.controller);  // rehashes
+  f.registry.addJobInstance("J", elasticjob::JobInstance("i1"));
+  EXPECT_FALSE(elasticjob::JobRegistry::isShutdown(entry));
+  EXPECT_TRUE(agrees());
+  f.shutdown("J");
+  EXPECT_TRUE(elasticjob::JobRegistry::isShutdown(entry));
+  EXPECT_TRUE(agrees());
+  f.registry.registerJob("J", f.controller);
+  f.registry.addJobInstance("J", elasticjob::JobInstance("i2"));
+  EXPECT_FALSE(elasticjob::JobRegistry::isShutdown(entry));
+  EXPECT_EQ(&f.registry.entry("J"), &entry);
+}
+
 }  // namespace
 }  // namespace elasticjob_test
