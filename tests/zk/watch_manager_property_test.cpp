@@ -1,5 +1,5 @@
-// A stateful property of the server's WatchManager: random addWatch (any mode) and triggers on a
-// small tree of paths, against a plain reference of ZooKeeper 3.8's rules (one mode per connection
+// A stateful property of the server's WatchManager: random addWatch (any mode), triggers and closed
+// connections (removeWatcher) on a small tree of paths (two of them of the same length), against a plain reference of ZooKeeper 3.8's rules (one mode per connection
 // and path, the last one set; a standard watch fires once; a persistent one on its own path every
 // time; a recursive one on its path and every path below, except for NodeChildrenChanged).
 #include <gtest/gtest.h>
@@ -30,7 +30,12 @@ RC_GTEST_PROP(WatchManagerProperty, FollowsThe38RulesForEveryMode, ()) {
   const int steps = *rc::gen::inRange(1, 60);
   for (int step = 0; step < steps; step++) {
     const std::string& path = paths[*rc::gen::inRange<std::size_t>(0, paths.size())];
-    if (*rc::gen::inRange(0, 2) == 0) {
+    const int action = *rc::gen::inRange(0, 5);
+    if (action == 4) {
+      const auto watcher = *rc::gen::inRange<WatcherId>(1, 4);
+      manager.removeWatcher(watcher);
+      std::erase_if(reference, [watcher](const auto& entry) { return entry.first.first == watcher; });
+    } else if (action < 2) {
       const auto watcher = *rc::gen::inRange<WatcherId>(1, 4);
       const auto mode = static_cast<WatcherMode>(*rc::gen::inRange(0, 3));
       const bool added = manager.addWatch(path, watcher, mode);

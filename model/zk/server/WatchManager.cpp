@@ -6,7 +6,9 @@ namespace zk {
 
 bool WatchManager::addWatch(const std::string& path, WatcherId watcher, WatcherMode mode) {
   ELECTSIM_ASSERT(!path.empty());
-  auto [entry, added] = watchTable_[path].try_emplace(watcher, mode);
+  auto [watchers, newPath] = watchTable_.try_emplace(path);
+  if (newPath) pathsOfLength_[lengthSlot(path)]++;
+  auto [entry, added] = watchers->second.try_emplace(watcher, mode);
   const bool mirrored = watch2Paths_[watcher].insert(path).second;
   ELECTSIM_ASSERT(added == mirrored);
   if (added) {
@@ -31,12 +33,13 @@ void WatchManager::removeWatcher(WatcherId watcher) {
     if (is_recursive(entry->second)) recursiveWatchQty_--;
     watchers->second.erase(entry);
     watchCount_--;
-    if (watchers->second.empty()) watchTable_.erase(watchers);
+    if (watchers->second.empty()) erasePath(watchers);
   }
   watch2Paths_.erase(paths);
 }
 
 void WatchManager::triggerPath(std::string_view localPath, bool atParent, EventType type, WatcherSet& watchers) {
+  if (pathsOfLength_[lengthSlot(localPath)] == 0) return;  // no watched path is this long
   auto entry = watchTable_.find(localPath);
   if (entry == watchTable_.end()) return;
   PathWatchers& pathWatchers = entry->second;
@@ -70,7 +73,15 @@ void WatchManager::triggerPath(std::string_view localPath, bool atParent, EventT
     ELECTSIM_ASSERT(watchCount_ > 0);
     watchCount_--;
   }
-  if (pathWatchers.empty()) watchTable_.erase(entry);
+  if (pathWatchers.empty()) erasePath(entry);
+}
+
+void WatchManager::erasePath(WatchTable::iterator entry) {
+  ELECTSIM_ASSERT(entry->second.empty());
+  std::size_t& count = pathsOfLength_[lengthSlot(entry->first)];
+  ELECTSIM_ASSERT(count > 0);
+  count--;
+  watchTable_.erase(entry);
 }
 
 WatcherSet WatchManager::triggerWatch(const std::string& path, EventType type, const WatcherSet* suppress,
@@ -122,7 +133,9 @@ std::vector<std::string> WatchManager::pathsOf(WatcherId watcher) const {
 void WatchManager::checkInvariants() const {
   std::size_t count = 0;
   std::size_t recursive = 0;
+  std::array<std::size_t, length_slots> pathsOfLength{};
   for (const auto& [path, watchers] : watchTable_) {
+    pathsOfLength[lengthSlot(path)]++;
     ELECTSIM_ASSERT(!watchers.empty());
     for (const auto& [watcher, mode] : watchers) {
       auto paths = watch2Paths_.find(watcher);
@@ -137,6 +150,7 @@ void WatchManager::checkInvariants() const {
     mirrored += paths.size();
     for (const std::string& path : paths) ELECTSIM_ASSERT(containsWatcher(path, watcher));
   }
+  ELECTSIM_ASSERT(pathsOfLength == pathsOfLength_);
   ELECTSIM_ASSERT(count == watchCount_);
   ELECTSIM_ASSERT(mirrored == watchCount_);
   ELECTSIM_ASSERT(recursive == recursiveWatchQty_);

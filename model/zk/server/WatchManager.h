@@ -15,6 +15,8 @@
 // order; electsim keeps ordered containers and notifies them in ascending connection id.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -94,7 +96,15 @@ class WatchManager {
   // checkInvariants. Each path's watchers carry their mode (WatcherModeManager's table, keyed by
   // watcher and path in Java), so a trigger reads it without a second lookup.
   using PathWatchers = boost::container::flat_map<WatcherId, WatcherMode>;
-  std::unordered_map<std::string, PathWatchers, sim::StringHash, std::equal_to<>> watchTable_;
+  using WatchTable = std::unordered_map<std::string, PathWatchers, sim::StringHash, std::equal_to<>>;
+  WatchTable watchTable_;
+  // How many watched paths have each length (the last slot: that long or longer). A trigger's walk
+  // up the parents skips the lookup of a length nobody watches: with recursive watches on a job's
+  // root only, nearly every parent (1.4% of an exploration went to these lookups).
+  static constexpr std::size_t length_slots = 128;
+  static std::size_t lengthSlot(std::string_view path) { return std::min(path.size(), length_slots - 1); }
+  std::array<std::size_t, length_slots> pathsOfLength_{};
+  void erasePath(WatchTable::iterator entry);
   std::map<WatcherId, std::set<std::string, std::less<>>> watch2Paths_;
   std::size_t watchCount_ = 0;
   std::size_t recursiveWatchQty_ = 0;  // WatcherModeManager.getRecursiveQty
