@@ -112,14 +112,17 @@ sim::Eager<std::optional<std::string>> ZookeeperRegistryCenter::get(std::string 
 }
 
 const std::string* ZookeeperRegistryCenter::getCachedOnly(std::string_view key) const {
-  if (findCuratorCache(key) == nullptr) return nullptr;
-  return getCachedOnly(key, fullPathView(key));
+  const CacheEntry* entry = findCuratorCache(key);
+  return entry != nullptr ? dataIn(*entry, fullPathView(key)) : nullptr;
 }
 
 const std::string* ZookeeperRegistryCenter::getCachedOnly(std::string_view key, std::string_view fullPath) const {
   const CacheEntry* entry = findCuratorCache(key);
-  if (entry == nullptr) return nullptr;
-  const curator::ChildData* inCache = entry->cache->find(fullPath);
+  return entry != nullptr ? dataIn(*entry, fullPath) : nullptr;
+}
+
+const std::string* ZookeeperRegistryCenter::dataIn(const CacheEntry& entry, std::string_view fullPath) {
+  const curator::ChildData* inCache = entry.cache->find(fullPath);
   return inCache != nullptr ? &inCache->data : nullptr;
 }
 

@@ -145,6 +145,7 @@ class ZookeeperRegistryCenter {
   };
 
   const CacheEntry* findCuratorCache(std::string_view key) const;
+  static const std::string* dataIn(const CacheEntry& entry, std::string_view fullPath);  // null: not cached
   std::string fromFullPath(std::string_view path) const;
   void onConnectionStateChanged(curator::ConnectionState newState);
   sim::Task<void> dispatchConnectionStates();
