@@ -79,40 +79,30 @@ bool reads(const TraceSink& sink, std::string_view kind) {
 
 const std::vector<TraceSink*>& Trace::sinks_for(std::string_view kind) {
   if (every_kind_) return sinks_;
-  RecentKind& recent = recent_[(reinterpret_cast<std::uintptr_t>(kind.data()) >> 3 ^ kind.size()) % recent_kinds];
-  if (recent.data == kind.data() && recent.entry != nullptr && recent.entry->first == kind) return recent.entry->second;
   auto found = sinks_by_kind_.find(kind);
-  if (found == sinks_by_kind_.end()) {
-    // A sink may not add or remove sinks from on_event, so the list handed out stays valid.
-    std::vector<TraceSink*> readers;
-    for (TraceSink* sink : sinks_) {
-      if (reads(*sink, kind)) readers.push_back(sink);
-    }
-    found = sinks_by_kind_.emplace(std::string(kind), std::move(readers)).first;
+  if (found != sinks_by_kind_.end()) return found->second;
+  // A sink may not add or remove sinks from on_event, so the list handed out stays valid.
+  std::vector<TraceSink*> readers;
+  for (TraceSink* sink : sinks_) {
+    if (reads(*sink, kind)) readers.push_back(sink);
   }
-  recent = RecentKind{kind.data(), &*found};
-  return found->second;
-}
-
-void Trace::forget_kinds() {
-  sinks_by_kind_.clear();
-  recent_.fill(RecentKind{});
+  return sinks_by_kind_.emplace(std::string(kind), std::move(readers)).first->second;
 }
 
 void Trace::add_sink(TraceSink* sink) {
   sinks_.push_back(sink);
-  forget_kinds();
+  sinks_by_kind_.clear();
   sink->on_attach(sim_);
 }
 
 void Trace::remove_sink(TraceSink* sink) {
   sinks_.erase(std::remove(sinks_.begin(), sinks_.end(), sink), sinks_.end());
-  forget_kinds();
+  sinks_by_kind_.clear();
 }
 
 void Trace::deliver_every_kind(bool every) {
   every_kind_ = every;
-  forget_kinds();
+  sinks_by_kind_.clear();
 }
 
 std::string format_hash(std::uint64_t hash) {

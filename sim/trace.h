@@ -6,7 +6,6 @@
 // encoding, so a seed gives the same trace hash on every platform.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <ostream>
@@ -96,7 +95,6 @@ class Trace {
 
  private:
   const std::vector<TraceSink*>& sinks_for(std::string_view kind);
-  void forget_kinds();
 
   Simulation& sim_;
   std::uint64_t hash_ = 0xcbf29ce484222325ULL;
@@ -105,17 +103,7 @@ class Trace {
   bool every_kind_ = false;
   // A kind's sinks, in the order they were added: found once per kind and run, then looked up.
   // Emptied whenever the sinks change.
-  using SinksByKind = std::unordered_map<std::string, std::vector<TraceSink*>, StringHash, std::equal_to<>>;
-  SinksByKind sinks_by_kind_;
-  // In front of it, by where the kind's characters are: emit sites pass string literals, so a kind
-  // nearly always comes at the same address. A hit still compares the characters (a kind built at
-  // run time may reuse an address). Only a speed-up: the lists are the map's.
-  struct RecentKind {
-    const char* data = nullptr;
-    const SinksByKind::value_type* entry = nullptr;
-  };
-  static constexpr std::size_t recent_kinds = 64;
-  std::array<RecentKind, recent_kinds> recent_{};
+  std::unordered_map<std::string, std::vector<TraceSink*>, StringHash, std::equal_to<>> sinks_by_kind_;
 };
 
 std::string format_hash(std::uint64_t hash);  // 16 lowercase hex digits
