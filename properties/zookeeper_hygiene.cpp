@@ -1,6 +1,7 @@
 #include "properties/zookeeper_hygiene.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace properties {
 
@@ -32,7 +33,7 @@ void EphemeralCleanup::on_event(const sim::TraceEvent& event) {
       violate(node_name(event.node) + " created ephemeral " + path + " for session " + std::to_string(owner) +
               " after that session's closeSession: it will never be deleted");
     }
-    ephemerals_[event.node][path] = owner;
+    ephemerals_[event.node].insert_or_assign(std::move(path), owner);
   } else if (event.kind == "znode.delete") {
     auto& ephemerals = ephemerals_[event.node];
     if (auto found = ephemerals.find(event.text("path")); found != ephemerals.end()) ephemerals.erase(found);

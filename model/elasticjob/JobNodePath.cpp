@@ -1,6 +1,7 @@
 #include "model/elasticjob/JobNodePath.h"
 
 #include "sim/assert.h"
+#include "sim/concat.h"
 
 namespace elasticjob {
 
@@ -9,16 +10,8 @@ JobNodePath::JobNodePath(std::string jobName) : jobName_(std::move(jobName)) {
   ELECTSIM_ASSERT(jobName_.find('/') == std::string::npos);
 }
 
-// "/" + jobName + "/" + node, built in one allocation (it is on every storage call's path).
-std::string JobNodePath::getFullPath(std::string_view node) const {
-  std::string path;
-  path.reserve(jobName_.size() + node.size() + 2);
-  path += '/';
-  path += jobName_;
-  path += '/';
-  path += node;
-  return path;
-}
+// "/" + jobName + "/" + node (it is on every storage call's path).
+std::string JobNodePath::getFullPath(std::string_view node) const { return sim::concat({"/", jobName_, "/", node}); }
 
 std::string JobNodePath::getServerNodePath(std::string_view serverIp) const { return getFullPath(ServerNode::getServerNode(serverIp)); }
 
@@ -27,22 +20,25 @@ std::string JobNodePath::getInstanceNodePath(std::string_view instanceId) const 
 }
 
 namespace ShardingNode {
-std::string getItemNode(int item) {
+namespace {
+std::string itemChild(int item, std::string_view child) {
   ELECTSIM_ASSERT(item >= 0);
-  return std::string(ROOT) + "/" + std::to_string(item);
+  return sim::concat({ROOT, "/", std::to_string(item), child});
 }
-std::string getInstanceNode(int item) { return getItemNode(item) + "/instance"; }
-std::string getRunningNode(int item) { return getItemNode(item) + "/running"; }
-std::string getMisfireNode(int item) { return getItemNode(item) + "/misfire"; }
-std::string getDisabledNode(int item) { return getItemNode(item) + "/disabled"; }
+}  // namespace
+std::string getItemNode(int item) { return itemChild(item, ""); }
+std::string getInstanceNode(int item) { return itemChild(item, "/instance"); }
+std::string getRunningNode(int item) { return itemChild(item, "/running"); }
+std::string getMisfireNode(int item) { return itemChild(item, "/misfire"); }
+std::string getDisabledNode(int item) { return itemChild(item, "/disabled"); }
 }  // namespace ShardingNode
 
 namespace ServerNode {
-std::string getServerNode(std::string_view ip) { return std::string(ROOT) + "/" + std::string(ip); }
+std::string getServerNode(std::string_view ip) { return sim::concat({ROOT, "/", ip}); }
 }  // namespace ServerNode
 
 namespace InstanceNode {
-std::string getInstancePath(std::string_view instanceId) { return std::string(ROOT) + "/" + std::string(instanceId); }
+std::string getInstancePath(std::string_view instanceId) { return sim::concat({ROOT, "/", instanceId}); }
 }  // namespace InstanceNode
 
 bool isIpv4(std::string_view text) {

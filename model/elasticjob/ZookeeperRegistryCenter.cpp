@@ -6,6 +6,7 @@
 #include "model/curator/LeaderLatch.h"
 #include "model/elasticjob/ElasticJobExceptions.h"
 #include "model/elasticjob/RegExceptionHandler.h"
+#include "sim/concat.h"
 
 namespace elasticjob {
 
@@ -71,7 +72,7 @@ sim::Task<void> ZookeeperRegistryCenter::close() {
 std::string ZookeeperRegistryCenter::toFullPath(std::string_view key) const {
   ELECTSIM_ASSERT(!key.empty() && key.front() == '/');
   if (key == "/") return namespacePath_;  // the namespace root (opCheckExists("/"))
-  return namespacePath_ + std::string(key);
+  return sim::concat({namespacePath_, key});
 }
 
 std::string_view ZookeeperRegistryCenter::fullPathView(std::string_view key) const {
