@@ -23,6 +23,14 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Bad input in a file, at a place in it: the message already starts "FILE:LINE:COLUMN: " and goes
+// to stderr as it is, the form compilers use, which editors and scripts match at the line's start.
+// The exit status is 2.
+class FileError : public UsageError {
+ public:
+  using UsageError::UsageError;
+};
+
 // Parses `arguments` (the words after the subcommand) against `options` and `positional`.
 // Prints the help and returns false when --help was asked for; throws UsageError on bad input.
 bool parse_options(const std::string& command, const std::string& synopsis, const Arguments& arguments,

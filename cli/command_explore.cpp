@@ -2,11 +2,16 @@
 // electsim merge: combines the JSON summaries of a sweep cut into shards.
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <csignal>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <sstream>
 #include <thread>
 
@@ -48,6 +53,7 @@ std::vector<harness::FaultKind> parse_faults(const std::string& list, harness::R
     if (std::find(possible.begin(), possible.end(), *kind) == possible.end()) {
       throw UsageError("explore: fault kind '" + name + "' does not apply to recipe " + std::string(harness::recipe_name(recipe)));
     }
+    if (std::find(kinds.begin(), kinds.end(), *kind) != kinds.end()) throw UsageError("explore: fault kind '" + name + "' is listed twice");
     kinds.push_back(*kind);
   }
   return kinds;
@@ -62,6 +68,16 @@ void parse_shard(const std::string& text, harness::ExploreOptions& options) {
   }
   options.shard_index = index;
   options.shard_count = count;
+}
+
+// Failure files go to --out: made now, so a path that cannot be a directory is bad input said at
+// once, not an internal error after the first failing run.
+void prepare_out_dir(const std::string& out_dir) {
+  std::error_code error;
+  std::filesystem::create_directories(out_dir, error);
+  if (!error && !std::filesystem::is_directory(out_dir, error)) error = std::make_error_code(std::errc::not_a_directory);
+  if (!error && access(out_dir.c_str(), W_OK) != 0) error = std::error_code(errno, std::generic_category());
+  if (error) throw UsageError("explore: --out " + out_dir + ": cannot write failure files there: " + error.message());
 }
 
 // On a terminal: one line redrawn in place. Otherwise: a plain line every 10 s.
@@ -140,7 +156,7 @@ int command_explore(const Arguments& arguments) {
   add_limit_options(options, limits, false);
   po::variables_map values;
   if (!parse_options("explore", "[--recipe R] [--runs N] [--seed S] [--jobs J] [--duration T] [--faults LIST] [--properties LIST] "
-                                "[--bug B]... [--out DIR] [--shard I/N] [--stop-at-first] [--check-determinism] [--max-...] [--json]",
+                                "[--bug B]... [--out DIR] [--shard I/N] [--stop-at-first] [--check-determinism] [--quiet] [--max-...] [--json]",
                      arguments, options, {}, values)) {
     return exit_ok;
   }
@@ -154,6 +170,15 @@ int command_explore(const Arguments& arguments) {
   } else if (!bugs.empty()) {
     explore.swarm.recipe = harness::recipe_for_bug(bugs.front()).value_or(harness::Recipe::elasticjob);
   }
+  for (std::size_t at = 0; at < bugs.size(); at++) {
+    if (std::find(bugs.begin(), bugs.begin() + static_cast<std::ptrdiff_t>(at), bugs[at]) != bugs.begin() + static_cast<std::ptrdiff_t>(at)) {
+      throw UsageError("explore: bug switch '" + bugs[at] + "' is given twice");
+    }
+    if (!harness::bug_applies_to(bugs[at], explore.swarm.recipe)) {
+      throw UsageError("explore: bug switch '" + bugs[at] + "' is for " + harness::bug_recipes(bugs[at]) + ", not recipe " +
+                       std::string(harness::recipe_name(explore.swarm.recipe)) + ", which would run without it");
+    }
+  }
   explore.swarm.bugs = bugs;
   std::optional<sim::Duration> duration = sim::parse_duration(duration_text);
   if (!duration) throw UsageError("explore: --duration takes a duration such as 60s or 2m, got '" + duration_text + "'");
@@ -161,6 +186,8 @@ int command_explore(const Arguments& arguments) {
   if (explore.swarm.duration < std::chrono::seconds(2) || explore.swarm.duration > harness::duration_max) {
     throw UsageError("explore: --duration must be within 2s..24h");
   }
+  if (values.count("faults") != 0 && faults_text.empty()) throw UsageError("explore: --faults needs at least one fault kind");
+  if (values.count("properties") != 0 && properties_text.empty()) throw UsageError("explore: --properties needs at least one property");
   if (!faults_text.empty()) explore.swarm.faults = parse_faults(faults_text, explore.swarm.recipe);
   if (!properties_text.empty()) {
     for (const std::string& name : split_list(properties_text)) {
@@ -170,7 +197,12 @@ int command_explore(const Arguments& arguments) {
   }
   if (runs == 0 || runs > 100'000'000) throw UsageError("explore: --runs must be within 1..100000000");
   if (jobs == 0 || jobs > 1024) throw UsageError("explore: --jobs must be within 1..1024");
+  if (runs - 1 > std::numeric_limits<std::uint64_t>::max() - seed) {
+    throw UsageError("explore: --seed " + std::to_string(seed) + " with --runs " + std::to_string(runs) +
+                     " goes past the last seed, 18446744073709551615");
+  }
   if (!shard_text.empty()) parse_shard(shard_text, explore);
+  if (!out_dir.empty()) prepare_out_dir(out_dir);
   explore.runs = runs;
   explore.seed = seed;
   explore.jobs = jobs;
@@ -196,6 +228,37 @@ int command_explore(const Arguments& arguments) {
   return summary.failures == 0 ? exit_ok : exit_failed;
 }
 
+namespace {
+
+// The shards of one sweep cover disjoint blocks of seeds: a file given twice would count its runs
+// twice (and change the combined trace hash), so overlapping shards are refused. A gap (a shard
+// missing, or not yet done) is merged with a warning naming the seeds left out.
+void require_disjoint(const std::vector<std::string>& files, const std::vector<harness::ExploreSummary>& shards) {
+  std::vector<std::size_t> order;
+  for (std::size_t index = 0; index < shards.size(); index++) {
+    if (shards[index].seed_end > shards[index].seed_first) order.push_back(index);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return shards[a].seed_first < shards[b].seed_first;
+  });
+  auto seeds = [](std::uint64_t first, std::uint64_t end) { return std::to_string(first) + ".." + std::to_string(end - 1); };
+  for (std::size_t at = 1; at < order.size(); at++) {
+    const harness::ExploreSummary& before = shards[order[at - 1]];
+    const harness::ExploreSummary& after = shards[order[at]];
+    if (after.seed_first < before.seed_end) {
+      throw UsageError("merge: " + files[order[at - 1]] + " (seeds " + seeds(before.seed_first, before.seed_end) + ") and " +
+                       files[order[at]] + " (seeds " + seeds(after.seed_first, after.seed_end) +
+                       ") overlap: each shard of a sweep once (explore --shard I/N for I = 1..N)");
+    }
+    if (after.seed_first > before.seed_end) {
+      std::cerr << "electsim: merge: warning: no summary covers seeds " << seeds(before.seed_end, after.seed_first) << ", between "
+                << files[order[at - 1]] << " and " << files[order[at]] << " (a shard missing?); the merged runs leave them out\n";
+    }
+  }
+}
+
+}  // namespace
+
 int command_merge(const Arguments& arguments) {
   std::vector<std::string> files;
   bool json = false;
@@ -210,8 +273,10 @@ int command_merge(const Arguments& arguments) {
   if (files.empty()) throw UsageError("merge: at least one summary file is required (see: electsim merge --help)");
   std::vector<harness::ExploreSummary> shards;
   for (const std::string& file : files) {
+    std::error_code ignored;
+    if (std::filesystem::is_directory(file, ignored)) throw FileError(file + ": is a directory, not an explore --json summary");
     std::ifstream in(file);
-    if (!in) throw UsageError("merge: cannot read " + file);
+    if (!in) throw FileError(file + ": cannot open: " + std::strerror(errno));
     std::string line, last;
     int number = 0, last_number = 0;
     while (std::getline(in, line)) {
@@ -221,12 +286,14 @@ int command_merge(const Arguments& arguments) {
         last_number = number;
       }
     }
+    if (last_number == 0) throw FileError(file + ": is empty, not an explore --json summary");
     try {
       shards.push_back(harness::summary_from_json(nlohmann::json::parse(last)));
     } catch (const std::exception& error) {
-      throw UsageError(file + ":" + std::to_string(last_number) + ":1: " + error.what());
+      throw FileError(file + ":" + std::to_string(last_number) + ":1: " + error.what());
     }
   }
+  require_disjoint(files, shards);
   harness::ExploreSummary merged = harness::merge_summaries(shards);
   if (json) {
     std::cout << harness::toJson(merged).dump() << "\n";

@@ -17,7 +17,8 @@ namespace cli {
 
 namespace {
 
-std::vector<std::uint32_t> parse_counts(const std::string& option, const std::string& text) {
+// Counts like 1,10,100, each within min..max (the same words whatever is wrong with the list).
+std::vector<std::uint32_t> parse_counts(const std::string& option, const std::string& text, unsigned long min, unsigned long max) {
   std::vector<std::uint32_t> counts;
   for (const std::string& element : split_list(text)) {
     std::size_t used = 0;
@@ -27,8 +28,9 @@ std::vector<std::uint32_t> parse_counts(const std::string& option, const std::st
     } catch (const std::exception&) {
       used = 0;
     }
-    if (element.empty() || used != element.size() || element[0] == '-' || value > 10'000'000) {
-      throw UsageError("bench strategies: --" + option + " takes counts like 1,10,100 (each within 0..10000000), not '" + text + "'");
+    if (element.empty() || used != element.size() || element[0] == '-' || value < min || value > max) {
+      throw UsageError("bench strategies: --" + option + " takes counts like 1,10,100 (each within " + std::to_string(min) + ".." +
+                       std::to_string(max) + "), not '" + text + "'");
     }
     counts.push_back(static_cast<std::uint32_t>(value));
   }
@@ -124,13 +126,10 @@ int bench_strategies(const Arguments& arguments) {
   }
   bench::StrategyBenchConfig config = quick ? bench::StrategyBenchConfig::quick() : bench::StrategyBenchConfig{};
   if (values.count("strategies") != 0) config.strategies = split_list(strategies_text);
-  if (values.count("instances") != 0) config.instance_counts = parse_counts("instances", instances_text);
-  if (values.count("items") != 0) config.item_counts = parse_counts("items", items_text);
+  if (values.count("instances") != 0) config.instance_counts = parse_counts("instances", instances_text, 1, 100'000);
+  if (values.count("items") != 0) config.item_counts = parse_counts("items", items_text, 1, 10'000'000);
   for (const std::string& name : config.strategies) {
     if (elasticjob::findStrategy(name) == nullptr) throw UsageError("bench strategies: unknown strategy '" + name + "'");
-  }
-  for (std::uint32_t count : config.instance_counts) {
-    if (count == 0 || count > 100'000) throw UsageError("bench strategies: --instances counts must be within 1..100000");
   }
 
   const bool show_progress = isatty(STDERR_FILENO) != 0;

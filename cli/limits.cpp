@@ -109,7 +109,7 @@ harness::Scenario load_scenario(const std::string& file, std::size_t size_max) {
   try {
     return harness::parse_scenario_file(file, size_max);
   } catch (const harness::ScenarioError& error) {
-    throw UsageError(error.what());
+    throw FileError(error.what());
   }
 }
 

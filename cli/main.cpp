@@ -17,7 +17,7 @@ struct Subcommand {
 
 const std::map<std::string, Subcommand>& subcommands() {
   static const std::map<std::string, Subcommand> table{
-      {"bench", {cli::command_bench, "benchmarks: token-storm (the engine), strategies (sharding)"}},
+      {"bench", {cli::command_bench, "benchmarks: token-storm (the engine), strategies (sharding), zk (the ZooKeeper model)"}},
       {"shard", {cli::command_shard, "one call of a sharding strategy (ElasticJob's or electsim's)"}},
       {"strategies", {cli::command_strategies, "lists the sharding strategies"}},
       {"run", {cli::command_run, "runs a scenario file and checks its properties"}},
@@ -67,6 +67,9 @@ int main(int argc, char** argv) {
   }
   try {
     return found->second.run(cli::Arguments(arguments.begin() + 1, arguments.end()));
+  } catch (const cli::FileError& error) {
+    std::cerr << error.what() << "\n";
+    return cli::exit_bad_input;
   } catch (const cli::UsageError& error) {
     std::cerr << "electsim: " << error.what() << "\n";
     return cli::exit_bad_input;

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "sim/assert.h"
+
 namespace harness {
 
 const std::vector<Entry>& bug_switches() {
@@ -131,6 +133,39 @@ bool contains(const std::vector<Entry>& entries, std::string_view name) {
 }  // namespace
 
 bool is_known_bug(std::string_view name) { return contains(bug_switches(), name); }
+
+namespace {
+std::vector<Recipe> recipes_of_bug(std::string_view bug) {
+  if (bug.starts_with("fle-") || bug.starts_with("zab-") || bug.starts_with("zk-")) {
+    return {Recipe::none, Recipe::elasticjob, Recipe::leader_latch, Recipe::leader_selector, Recipe::naive_master};
+  }
+  if (bug.starts_with("latch-") || bug.starts_with("curator-")) return {Recipe::leader_latch, Recipe::leader_selector};
+  if (bug.starts_with("ej-")) return {Recipe::elasticjob};
+  if (bug.starts_with("naive-")) return {Recipe::naive_master};
+  if (bug.starts_with("es-")) return {Recipe::es_zen};
+  ELECTSIM_ASSERT_MSG(false, "bug switch " + std::string(bug) + " has no recipe");
+  ELECTSIM_UNREACHABLE();
+}
+}  // namespace
+
+bool bug_applies_to(std::string_view bug, Recipe recipe) {
+  ELECTSIM_ASSERT(is_known_bug(bug));
+  std::vector<Recipe> recipes = recipes_of_bug(bug);
+  return std::find(recipes.begin(), recipes.end(), recipe) != recipes.end();
+}
+
+std::string bug_recipes(std::string_view bug) {
+  ELECTSIM_ASSERT(is_known_bug(bug));
+  std::vector<Recipe> recipes = recipes_of_bug(bug);
+  if (recipes.size() == 5) return "every recipe but es-zen";
+  std::string text;
+  for (std::size_t at = 0; at < recipes.size(); at++) {
+    if (at > 0) text += at + 1 == recipes.size() ? " and " : ", ";
+    text += recipe_name(recipes[at]);
+  }
+  return text;
+}
+
 bool is_known_property(std::string_view name) { return contains(properties(), name); }
 bool is_known_recipe(std::string_view name) { return contains(recipes(), name); }
 bool is_known_strategy(std::string_view name) { return contains(strategy_names(), name); }

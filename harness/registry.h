@@ -7,8 +7,11 @@
 // in step (a test there should compare them).
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
+
+#include "harness/scenario.h"
 
 namespace harness {
 
@@ -27,6 +30,13 @@ const std::vector<Entry>& recipes();
 const std::vector<Entry>& strategy_names();
 
 bool is_known_bug(std::string_view name);
+// Whether `recipe` runs the code the (known) bug switch changes: ZooKeeper's switches (fle-, zab-,
+// zk-) every recipe but es-zen, Curator's (latch-, curator-) leader-latch and leader-selector,
+// ElasticJob's elasticjob, naive- naive-master, es- es-zen. A switch of another recipe would be
+// accepted and change nothing, so files and explore refuse it.
+bool bug_applies_to(std::string_view bug, Recipe recipe);
+// The recipes it applies to, for that message: "leader-latch and leader-selector".
+std::string bug_recipes(std::string_view bug);
 bool is_known_property(std::string_view name);
 bool is_known_recipe(std::string_view name);
 bool is_known_strategy(std::string_view name);

@@ -254,8 +254,12 @@ Fault read_fault(const FaultContext& context, const YAML::Node& item) {
 
 }  // namespace
 
-NodeCatalogue::NodeCatalogue(int servers, int instances, int es_nodes, int writers)
-    : servers_(servers), instances_(instances), es_nodes_(es_nodes), writers_(writers) {
+NodeCatalogue::NodeCatalogue(Recipe recipe, int servers, int instances, int es_nodes, int writers)
+    : recipe_(recipe),
+      servers_(recipe == Recipe::es_zen ? 0 : servers),
+      instances_(recipe == Recipe::es_zen || recipe == Recipe::none ? 0 : instances),
+      es_nodes_(recipe == Recipe::es_zen ? es_nodes : 0),
+      writers_(recipe == Recipe::es_zen ? 0 : writers) {
   ELECTSIM_ASSERT(servers >= 0 && instances >= 0 && es_nodes >= 0 && writers >= 0);
 }
 
@@ -274,38 +278,51 @@ std::string NodeCatalogue::range(NodeRole role) const {
   return first + ".." + std::string(prefix) + std::to_string(count);
 }
 
+std::string NodeCatalogue::none_because(NodeRole role) const {
+  const std::string recipe(recipe_name(recipe_));
+  switch (role) {
+    case NodeRole::server:
+      return "recipe " + recipe + " runs no ZooKeeper servers";
+    case NodeRole::instance:
+      if (recipe_ == Recipe::es_zen || recipe_ == Recipe::none) return "recipe " + recipe + " has no instances";
+      return "instances.count is 0, so there are no instances";
+    case NodeRole::es_node:
+      return "es1..esN exist only with recipe es-zen";
+    case NodeRole::writer:
+      if (recipe_ == Recipe::es_zen) return "recipe " + recipe + " has no ZooKeeper clients";
+      return "clients.writers is 0, so there are no workload clients";
+  }
+  ELECTSIM_UNREACHABLE();
+}
+
 NodeRole NodeCatalogue::resolve(const Source& source, const Name& name) const {
   auto split = split_name(name.text);
   std::string message = "unknown node " + shown(name.text) + ": ";
   if (!split) {
-    message += "the nodes are " + range(NodeRole::server);
-    if (instances_ > 0) message += ", " + range(NodeRole::instance);
-    if (es_nodes_ > 0) message += ", " + range(NodeRole::es_node);
-    if (writers_ > 0) message += ", " + range(NodeRole::writer);
-    source.fail(name.mark, message);
+    std::string listed;
+    for (NodeRole role : {NodeRole::server, NodeRole::instance, NodeRole::es_node, NodeRole::writer}) {
+      std::string names = range(role);
+      if (names == "none") continue;
+      listed += (listed.empty() ? "" : ", ") + names;
+    }
+    source.fail(name.mark, message + "the nodes are " + listed);
   }
   auto [role, number] = *split;
-  switch (role) {
-    case NodeRole::server:
-      if (number <= servers_) return role;
-      source.fail(name.mark,
-                  message + "zookeeper.servers is " + std::to_string(servers_) + ", so servers are " + range(role));
-    case NodeRole::instance:
-      if (number <= instances_) return role;
-      if (instances_ == 0) source.fail(name.mark, message + "instances.count is 0, so there are no instances");
-      source.fail(name.mark,
-                  message + "instances.count is " + std::to_string(instances_) + ", so instances are " + range(role));
-    case NodeRole::es_node:
-      if (number <= es_nodes_) return role;
-      if (es_nodes_ == 0) source.fail(name.mark, message + "es1..esN exist only with recipe es-zen");
-      source.fail(name.mark,
-                  message + "elasticsearch.nodes is " + std::to_string(es_nodes_) + ", so nodes are " + range(role));
-    case NodeRole::writer:
-      if (number <= writers_) return role;
-      source.fail(name.mark, message + "clients.writers is " + std::to_string(writers_) +
-                                 (writers_ == 0 ? ", so there are no workload clients" : ", so they are " + range(role)));
-  }
-  ELECTSIM_UNREACHABLE();
+  const int count = role == NodeRole::server     ? servers_
+                    : role == NodeRole::instance ? instances_
+                    : role == NodeRole::es_node  ? es_nodes_
+                                                 : writers_;
+  if (number <= count) return role;
+  if (count == 0) source.fail(name.mark, message + none_because(role));
+  std::string_view key = role == NodeRole::server     ? "zookeeper.servers"
+                         : role == NodeRole::instance ? "instances.count"
+                         : role == NodeRole::es_node  ? "elasticsearch.nodes"
+                                                      : "clients.writers";
+  std::string_view they = role == NodeRole::server     ? "servers are "
+                          : role == NodeRole::instance ? "instances are "
+                          : role == NodeRole::es_node  ? "nodes are "
+                                                       : "they are ";
+  source.fail(name.mark, message + std::string(key) + " is " + std::to_string(count) + ", so " + std::string(they) + range(role));
 }
 
 void NodeCatalogue::require(const Source& source, const Name& name, NodeRole role, std::string_view context) const {
@@ -318,7 +335,7 @@ void NodeCatalogue::require(const Source& source, const Name& name, NodeRole rol
 
 NodeCatalogue node_catalogue(const Scenario& scenario) {
   int es_nodes = scenario.elasticsearch ? scenario.elasticsearch->nodes : 0;
-  return NodeCatalogue(scenario.zookeeper.servers, scenario.instances.count, es_nodes, scenario.clients.writers);
+  return NodeCatalogue(scenario.recipe, scenario.zookeeper.servers, scenario.instances.count, es_nodes, scenario.clients.writers);
 }
 
 void read_faults(const Source& source, const Field& field, Scenario& scenario) {

@@ -14,11 +14,13 @@ namespace harness::scenario_yaml {
 
 enum class NodeRole { server, instance, es_node, writer };
 
-// Which node names a scenario has: zk1..zkN, i1..iN, es1..esN with recipe es-zen, and the
-// workload's ZooKeeper clients w1..wN (clients.writers).
+// Which node names a run has: servers zk1..zkN and the workload's ZooKeeper clients w1..wN
+// (clients.writers) except with recipe es-zen, instances i1..iN with the recipes that have instances
+// (not none, not es-zen), and es1..esN with recipe es-zen. A count the recipe does not use (the
+// default instances.count with recipe none) names no node: a fault on one would have nothing to act on.
 class NodeCatalogue {
  public:
-  NodeCatalogue(int servers, int instances, int es_nodes, int writers = 0);
+  NodeCatalogue(Recipe recipe, int servers, int instances, int es_nodes, int writers = 0);
 
   // The role of the node `name` names, or a ScenarioError at it saying which names exist.
   NodeRole resolve(const Source& source, const Name& name) const;
@@ -30,6 +32,10 @@ class NodeCatalogue {
   std::string range(NodeRole role) const;
 
  private:
+  // Why a role has no node: the recipe's doing, or a count of 0.
+  std::string none_because(NodeRole role) const;
+
+  Recipe recipe_;
   int servers_;
   int instances_;
   int es_nodes_;  // 0 unless the recipe is es-zen

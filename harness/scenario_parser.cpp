@@ -14,6 +14,7 @@
 #include <yaml-cpp/eventhandler.h>
 
 #include "harness/registry.h"
+#include "model/elasticjob/strategies/JobInstance.h"
 #include "harness/scenario_faults.h"
 #include "harness/scenario_yaml.h"
 #include "sim/assert.h"
@@ -201,8 +202,15 @@ void read_named_maps(const Source& source, const NamedMaps& later, Scenario& sce
         });
   }
   if (!later.ids) return;
-  scenario.instances.ids = read_by_node(source, *later.ids, nodes, NodeRole::instance,
-                                        [&](const Field& entry) { return path_component(source, entry); });
+  scenario.instances.ids = read_by_node(source, *later.ids, nodes, NodeRole::instance, [&](const Field& entry) {
+    std::string id = path_component(source, entry);
+    // ElasticJob's JobInstance: "IP@-@PID"; getServerIp and the servers/{ip} node read the ip back.
+    if (scenario.recipe == Recipe::elasticjob && !elasticjob::isWellFormedJobInstanceId(id)) {
+      source.fail(entry.mark(), entry.path + " " + shown(id) +
+                                    " is not an ElasticJob instance id: it is IP@-@PID (JobInstance), such as 10.0.0.1@-@1");
+    }
+    return id;
+  });
   // Two instances with one id would share one /instances/{id} node; refuse it here rather than let
   // the run show a confusing takeover. Explicit ids may also collide with another's default id.
   std::map<std::string, int> numbers_by_id;
@@ -319,13 +327,15 @@ ElasticsearchConfig read_elasticsearch(const Source& source, const Field& field)
   return config;
 }
 
-void read_expect(const Source& source, const Field& field, Expect& expect) {
+void read_expect(const Source& source, const Field& field, const NodeCatalogue& nodes, Recipe recipe, Expect& expect) {
   MapReader map(source, field, {"hold", "fail", "zookeeper_leader"});
   if (auto f = map.find("zookeeper_leader")) {
+    if (recipe == Recipe::es_zen) {
+      source.fail(f->mark(), "expect.zookeeper_leader needs ZooKeeper servers, and recipe es-zen runs none");
+    }
     expect.zookeeper_leader = nonempty_text(source, *f);
     const std::string& leader = *expect.zookeeper_leader;
-    bool server = leader.size() > 2 && leader.starts_with("zk") && leader.substr(2).find_first_not_of("0123456789") == std::string::npos;
-    if (leader != "none" && !server) source.fail(f->mark(), "expect.zookeeper_leader is a server name (zk1..zkN) or none");
+    if (leader != "none") nodes.require(source, Name{leader, f->mark()}, NodeRole::server, "expect.zookeeper_leader takes none or");
   }
   std::vector<Name> hold;
   std::vector<Name> fail;
@@ -401,6 +411,10 @@ Scenario read_scenario(const Source& source, const YAML::Node& document) {
   if (auto f = top.find("bugs")) {
     for (Name& name : unique_names(source, *f, bug_switches().size())) {
       require_known(source, name, bug_switches(), "bug switch", "electsim bugs");
+      if (!bug_applies_to(name.text, scenario.recipe)) {
+        source.fail(name.mark, "bug switch " + shown(name.text) + " is for " + bug_recipes(name.text) + ", not recipe " +
+                                   std::string(recipe_name(scenario.recipe)) + ", which would run without it");
+      }
       scenario.bugs.push_back(std::move(name.text));
     }
   }
@@ -424,7 +438,7 @@ Scenario read_scenario(const Source& source, const YAML::Node& document) {
   }
   read_named_maps(source, later, scenario);
   if (auto f = top.find("faults")) read_faults(source, *f, scenario);
-  if (auto f = top.find("expect")) read_expect(source, *f, scenario.expect);
+  if (auto f = top.find("expect")) read_expect(source, *f, node_catalogue(scenario), scenario.recipe, scenario.expect);
   if (auto f = top.find("failure")) scenario.failure = read_failure(source, *f);
   return scenario;
 }

@@ -121,6 +121,16 @@ TEST(ScenarioErrors, UnknownBugSwitchesAndProperties) {
             "s.yaml:3:8: unknown bug switch 'latch-watch-parent' (did you mean 'latch-watches-parent'?)");
   EXPECT_EQ(error_of(head + "bugs: [naive-no-anti-jitter, naive-no-anti-jitter]\n"),
             "s.yaml:3:30: 'naive-no-anti-jitter' is listed twice in bugs (first at line 3)");
+  // A switch of another recipe's code would change nothing in this run.
+  EXPECT_EQ(error_of(head + "bugs: [es-master-service-fifo]\n"),
+            "s.yaml:3:8: bug switch 'es-master-service-fifo' is for es-zen, not recipe none, which would run without it");
+  EXPECT_EQ(error_of(head + "recipe: es-zen\nbugs: [zk-watch-not-one-shot]\n"),
+            "s.yaml:4:8: bug switch 'zk-watch-not-one-shot' is for every recipe but es-zen, not recipe es-zen, which would run "
+            "without it");
+  EXPECT_EQ(error_of(head + "recipe: elasticjob\nbugs: [latch-watches-parent]\n"),
+            "s.yaml:4:8: bug switch 'latch-watches-parent' is for leader-latch and leader-selector, not recipe elasticjob, which "
+            "would run without it");
+  EXPECT_EQ(error_of(head + "recipe: leader-selector\nbugs: [latch-watches-parent, zab-commit-without-quorum]\n"), "no error");
   EXPECT_EQ(error_of(head + "expect:\n  hold: [liveness]\n"),
             "s.yaml:4:10: unknown property 'liveness' (electsim properties lists them)");
   EXPECT_EQ(error_of(head + "expect:\n  hold: [full-coverag]\n"),
@@ -167,12 +177,18 @@ TEST(ScenarioErrors, JobsAndInstanceIds) {
   EXPECT_EQ(error_of(head + "recipe: elasticjob\njobs: [{name: a, sharding_total_count: 1, execution_time: {min: 2s, "
                             "max: 1s}}]\n"),
             "s.yaml:4:74: jobs.execution_time: max (1s) is less than min (2s)");
-  EXPECT_EQ(error_of(head + "instances:\n  ids: {i2: \"10.0.0.1@-@1\"}\n"),
-            "s.yaml:4:13: instance id '10.0.0.1@-@1' is used by both i1 and i2; instance ids must be unique");
-  EXPECT_EQ(error_of(head + "instances:\n  ids: {i4: h@-@4}\n"),
-            "s.yaml:4:9: unknown node 'i4': instances.count is 3, so instances are i1..i3");
-  EXPECT_EQ(error_of(head + "zookeeper:\n  initial_zxid: {i1: 5}\n"),
-            "s.yaml:4:18: zookeeper.initial_zxid takes a server (zk1..zk3), not the instance 'i1'");
+  EXPECT_EQ(error_of(head + "recipe: elasticjob\ninstances:\n  ids: {i2: \"10.0.0.1@-@1\"}\n"),
+            "s.yaml:5:13: instance id '10.0.0.1@-@1' is used by both i1 and i2; instance ids must be unique");
+  EXPECT_EQ(error_of(head + "recipe: elasticjob\ninstances:\n  ids: {i4: h@-@4}\n"),
+            "s.yaml:5:9: unknown node 'i4': instances.count is 3, so instances are i1..i3");
+  EXPECT_EQ(error_of(head + "recipe: elasticjob\nzookeeper:\n  initial_zxid: {i1: 5}\n"),
+            "s.yaml:5:18: zookeeper.initial_zxid takes a server (zk1..zk3), not the instance 'i1'");
+  // ElasticJob reads the ip back out of an instance id (JobInstance.getServerIp).
+  EXPECT_EQ(error_of(head + "recipe: elasticjob\ninstances:\n  ids: {i1: a}\n"),
+            "s.yaml:5:13: instances.ids.i1 'a' is not an ElasticJob instance id: it is IP@-@PID (JobInstance), such as 10.0.0.1@-@1");
+  EXPECT_EQ(error_of(head + "recipe: elasticjob\ninstances:\n  ids: {i1: \"@-@\"}\n"),
+            "s.yaml:5:13: instances.ids.i1 '@-@' is not an ElasticJob instance id: it is IP@-@PID (JobInstance), such as 10.0.0.1@-@1");
+  EXPECT_EQ(error_of(head + "recipe: leader-latch\ninstances:\n  ids: {i1: a}\n"), "no error");  // a latch's id is any text
   EXPECT_EQ(error_of(head + "zookeeper:\n  initial_zxid: {zk1: -5}\n"),
             "s.yaml:4:23: zookeeper.initial_zxid.zk1 must be between 0 and 9223372036854775807, got -5");
 }
@@ -212,6 +228,18 @@ TEST(ScenarioErrors, LongOrMultiLineValuesAreShortenedInMessages) {
 TEST(ScenarioErrors, ASecondDocumentIsRefused) {
   EXPECT_EQ(error_of(head + "---\nname: y\n"),
             "s.yaml:4:1: a scenario file holds one YAML document, but a second one starts here");
+}
+
+TEST(ScenarioErrors, TheZookeeperLeaderExpectedIsAServerOfTheRun) {
+  EXPECT_EQ(error_of(head + "expect: {zookeeper_leader: zk9}\n"),
+            "s.yaml:3:28: unknown node 'zk9': zookeeper.servers is 3, so servers are zk1..zk3");
+  EXPECT_EQ(error_of(head + "recipe: elasticjob\nexpect: {zookeeper_leader: i1}\n"),
+            "s.yaml:4:28: expect.zookeeper_leader takes none or a server (zk1..zk3), not the instance 'i1'");
+  EXPECT_EQ(error_of(head + "expect: {zookeeper_leader: leader}\n"), "s.yaml:3:28: unknown node 'leader': the nodes are zk1..zk3");
+  EXPECT_EQ(error_of(head + "recipe: es-zen\nexpect: {zookeeper_leader: zk1}\n"),
+            "s.yaml:4:28: expect.zookeeper_leader needs ZooKeeper servers, and recipe es-zen runs none");
+  EXPECT_EQ(error_of(head + "expect: {zookeeper_leader: none}\n"), "no error");
+  EXPECT_EQ(error_of(head + "zookeeper: {servers: 5}\nexpect: {zookeeper_leader: zk5}\n"), "no error");
 }
 
 }  // namespace

@@ -127,12 +127,35 @@ TEST(ScenarioFaults, UnknownNodes) {
             "f.yaml:9:21: unknown node 'zk01': the nodes are zk1..zk3, i1..i3");
   EXPECT_EQ(fault_error("  - {at: 1s, isolate: server1}\n"),
             "f.yaml:9:23: unknown node 'server1': the nodes are zk1..zk3, i1..i3");
-  EXPECT_EQ(error_of("name: x\nduration: 1s\ninstances: {count: 0}\nfaults: [{at: 1s, crash: i1}]\n"),
-            "f.yaml:4:26: unknown node 'i1': instances.count is 0, so there are no instances");
+  EXPECT_EQ(error_of("name: x\nduration: 1s\nrecipe: elasticjob\ninstances: {count: 0}\nfaults: [{at: 1s, crash: i1}]\n"),
+            "f.yaml:5:26: unknown node 'i1': instances.count is 0, so there are no instances");
   EXPECT_EQ(error_of("name: x\nduration: 1s\nzookeeper: {servers: 1}\nfaults: [{at: 1s, crash: zk2}]\n"),
             "f.yaml:4:26: unknown node 'zk2': zookeeper.servers is 1, so servers are zk1");
   EXPECT_EQ(error_of("name: x\nduration: 1s\nrecipe: es-zen\nfaults: [{at: 1s, crash: es4}]\n"),
             "f.yaml:4:26: unknown node 'es4': elasticsearch.nodes is 3, so nodes are es1..es3");
+}
+
+// Counts the recipe does not use name no node: recipe none runs no instances (whatever
+// instances.count says), es-zen no ZooKeeper servers and no ZooKeeper clients.
+TEST(ScenarioFaults, NodesTheRecipeDoesNotRunAreUnknown) {
+  EXPECT_EQ(error_of("name: x\nduration: 1s\nfaults: [{at: 1s, crash: i1}]\n"),
+            "f.yaml:3:26: unknown node 'i1': recipe none has no instances");
+  EXPECT_EQ(error_of("name: x\nduration: 1s\nfaults: [{at: 1s, shutdown: i1}]\n"),
+            "f.yaml:3:29: unknown node 'i1': recipe none has no instances");
+  EXPECT_EQ(error_of("name: x\nduration: 1s\nfaults: [{at: 1s, crash: ZK1}]\n"),
+            "f.yaml:3:26: unknown node 'ZK1': the nodes are zk1..zk3");
+  EXPECT_EQ(error_of("name: x\nduration: 1s\nrecipe: es-zen\nfaults: [{at: 1s, crash: zk1}]\n"),
+            "f.yaml:4:26: unknown node 'zk1': recipe es-zen runs no ZooKeeper servers");
+  EXPECT_EQ(error_of("name: x\nduration: 1s\nrecipe: es-zen\nfaults: [{at: 1s, crash: i1}]\n"),
+            "f.yaml:4:26: unknown node 'i1': recipe es-zen has no instances");
+  EXPECT_EQ(error_of("name: x\nduration: 1s\nrecipe: es-zen\nclients: {writers: 2}\nfaults: [{at: 1s, crash: w1}]\n"),
+            "f.yaml:5:26: unknown node 'w1': recipe es-zen has no ZooKeeper clients");
+  EXPECT_EQ(error_of("name: x\nduration: 1s\nrecipe: es-zen\nfaults: [{at: 1s, partition: [[es1, zk1], [es2]]}]\n"),
+            "f.yaml:4:37: unknown node 'zk1': recipe es-zen runs no ZooKeeper servers");
+  EXPECT_EQ(error_of("name: x\nduration: 1s\nrecipe: es-zen\nfaults: [{at: 1s, crash: x}]\n"),
+            "f.yaml:4:26: unknown node 'x': the nodes are es1..es3");
+  EXPECT_EQ(error_of("name: x\nduration: 1s\nclients: {writers: 1}\nfaults: [{at: 1s, crash: w1}, {at: 1s, crash: zk3}]\n"),
+            "no error");
 }
 
 TEST(ScenarioFaults, ShapeOfAFault) {

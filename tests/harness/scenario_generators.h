@@ -68,10 +68,17 @@ inline std::vector<std::string> registry_names(const std::vector<Entry>& entries
   return names;
 }
 
+// The recipes that run instances i1..iN (none runs only servers, es-zen only es1..esN).
+inline bool runs_instances(Recipe recipe) { return recipe != Recipe::none && recipe != Recipe::es_zen; }
+inline int instances_run(const Scenario& s) { return runs_instances(s.recipe) ? s.instances.count : 0; }
+
+// The nodes a run has (NodeCatalogue's rule), so faults name only those.
 inline std::vector<std::string> all_node_names(const Scenario& s) {
   std::vector<std::string> names;
-  for (int n = 1; n <= s.zookeeper.servers; n++) names.push_back(server_name(n));
-  for (int n = 1; n <= s.instances.count; n++) names.push_back(instance_name(n));
+  if (s.recipe != Recipe::es_zen) {
+    for (int n = 1; n <= s.zookeeper.servers; n++) names.push_back(server_name(n));
+  }
+  for (int n = 1; n <= instances_run(s); n++) names.push_back(instance_name(n));
   if (s.elasticsearch) {
     for (int n = 1; n <= s.elasticsearch->nodes; n++) names.push_back(es_node_name(n));
   }
@@ -92,8 +99,8 @@ inline Fault gen_fault(const Scenario& s) {
                                FaultKind::isolate, FaultKind::heal,      FaultKind::pause};
   if (nodes.size() >= 2) kinds.insert(kinds.end(), {FaultKind::partition, FaultKind::drop});
   if (nodes.size() >= 3) kinds.push_back(FaultKind::bridge);
-  if (s.instances.count > 0) kinds.push_back(FaultKind::shutdown);
-  if (s.instances.count > 0 && s.recipe == Recipe::elasticjob)
+  if (instances_run(s) > 0) kinds.push_back(FaultKind::shutdown);
+  if (instances_run(s) > 0 && s.recipe == Recipe::elasticjob)
     kinds.insert(kinds.end(), {FaultKind::disable, FaultKind::enable});
   if (!s.jobs.empty()) kinds.push_back(FaultKind::set_sharding_total_count);
 
@@ -105,7 +112,7 @@ inline Fault gen_fault(const Scenario& s) {
     case FaultKind::disable:
     case FaultKind::enable:
     case FaultKind::shutdown:
-      fault.node = instance_name(*rc::gen::inRange(1, s.instances.count + 1));
+      fault.node = instance_name(*rc::gen::inRange(1, instances_run(s) + 1));
       break;
     case FaultKind::pause:
       fault.pause_for = *gen_duration(1ns, 1h);
@@ -176,12 +183,15 @@ inline void gen_instances(Scenario& s) {
   s.instances.count = *rc::gen::inRange(0, 12);
   s.instances.start = *rc::gen::element(StartMode::together, StartMode::staggered);
   s.instances.start_interval = *gen_duration(0s, 10s);
-  // Explicit ids for some instances, skipping any that would repeat an id already in use.
+  // Explicit ids for some instances (of a recipe that runs them), skipping any that would repeat an
+  // id already in use. ElasticJob's are IP@-@PID.
+  if (!runs_instances(s.recipe)) return;
   std::vector<std::string> used;
   for (int n = 1; n <= s.instances.count; n++) used.push_back(instance_id(s, n));
   for (int n = 1; n <= s.instances.count; n++) {
     if (!*rc::gen::arbitrary<bool>()) continue;
     std::string id = *gen_path_component();
+    if (s.recipe == Recipe::elasticjob) id = "h" + id + "@-@" + std::to_string(*rc::gen::inRange(0, 100000));
     if (std::find(used.begin(), used.end(), id) != used.end()) continue;
     used[static_cast<std::size_t>(n - 1)] = id;
     s.instances.ids[instance_name(n)] = id;
@@ -195,7 +205,7 @@ inline void gen_cluster(Scenario& s) {
   s.zookeeper.sync_limit = *rc::gen::inRange(1, limit_ticks_max + 1);
   s.zookeeper.start = *rc::gen::element(StartMode::together, StartMode::staggered);
   s.zookeeper.start_interval = *gen_duration(0s, 10s);
-  for (int n = 1; n <= s.zookeeper.servers; n++) {
+  for (int n = 1; n <= s.zookeeper.servers && s.recipe != Recipe::es_zen; n++) {
     if (!*rc::gen::arbitrary<bool>()) continue;
     s.zookeeper.initial_zxid[server_name(n)] = *rc::gen::inRange<std::int64_t>(0, INT64_MAX);
     std::int64_t zxid_epoch = s.zookeeper.initial_zxid[server_name(n)] >> 32;
@@ -226,6 +236,7 @@ inline rc::Gen<Scenario> gen_scenario() {
     s.recipe = *rc::gen::element(Recipe::none, Recipe::elasticjob, Recipe::leader_latch, Recipe::leader_selector,
                                  Recipe::naive_master, Recipe::es_zen);
     s.bugs = pick_names(registry_names(bug_switches()));
+    std::erase_if(s.bugs, [&](const std::string& bug) { return !bug_applies_to(bug, s.recipe); });
     gen_cluster(s);
     if (s.recipe == Recipe::elasticjob) {
       int count = *rc::gen::inRange(0, 4);
@@ -243,7 +254,9 @@ inline rc::Gen<Scenario> gen_scenario() {
     std::size_t held = *rc::gen::inRange<std::size_t>(0, properties.size() + 1);
     s.expect.hold.assign(properties.begin(), properties.begin() + static_cast<std::ptrdiff_t>(held));
     s.expect.fail.assign(properties.begin() + static_cast<std::ptrdiff_t>(held), properties.end());
-    if (*rc::gen::arbitrary<bool>()) s.expect.zookeeper_leader = *rc::gen::element<std::string>("none", "zk1", "zk3");
+    if (s.recipe != Recipe::es_zen && *rc::gen::arbitrary<bool>()) {
+      s.expect.zookeeper_leader = *rc::gen::element<std::string>("none", "zk1", server_name(s.zookeeper.servers));
+    }
     if (*rc::gen::arbitrary<bool>()) {
       FailureRecord failure;
       failure.property = *rc::gen::elementOf(registry_names(harness::properties()));

@@ -147,7 +147,7 @@ TEST(ScenarioParser, DefaultsAreTheDocumentedOnes) {
 }
 
 TEST(ScenarioParser, InstanceIdsDefaultToIpAtPid) {
-  Scenario s = parse("name: x\nduration: 1s\ninstances: {count: 4, ids: {i2: host-b@-@77}}\n");
+  Scenario s = parse("name: x\nduration: 1s\nrecipe: elasticjob\ninstances: {count: 4, ids: {i2: host-b@-@77}}\n");
   EXPECT_EQ(instance_id(s, 1), "10.0.0.1@-@1");
   EXPECT_EQ(instance_id(s, 2), "host-b@-@77");
   EXPECT_EQ(instance_id(s, 4), "10.0.0.4@-@4");
@@ -293,6 +293,7 @@ TEST(ScenarioParser, SectionsMayComeInAnyOrder) {
   Scenario s = parse(R"(
 faults: [{at: 1s, crash: zk5}, {at: 2s, shutdown: i7}]
 instances: {count: 7}
+recipe: leader-latch
 zookeeper: {servers: 5}
 duration: 10s
 name: late-sections

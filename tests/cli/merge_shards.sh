@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# merge_shards.sh ELECTSIM: three shards of one small sweep merge to the whole sweep's trace hash; a
+# shard given twice is refused (exit 2, naming the files); a missing shard is merged with a warning
+# naming the seeds left out; an empty file and a directory are refused with their names first.
+set -u
+electsim=$1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+sweep=(explore --recipe none --duration 10s --runs 6 --jobs 1 --quiet --out "" --json)
+"$electsim" "${sweep[@]}" | tail -1 > "$dir/whole.json"
+for i in 1 2 3; do "$electsim" "${sweep[@]}" --shard "$i/3" | tail -1 > "$dir/s$i.json"; done
+hash() { grep -o '"trace_hash":"[0-9a-f]*"' "$1"; }
+"$electsim" merge "$dir/s1.json" "$dir/s2.json" "$dir/s3.json" --json | tail -1 > "$dir/merged.json" || fail "merge of three shards"
+[[ "$(hash "$dir/merged.json")" == "$(hash "$dir/whole.json")" ]] || fail "merged hash $(hash "$dir/merged.json") is not the sweep's $(hash "$dir/whole.json")"
+out=$("$electsim" merge "$dir/s1.json" "$dir/s2.json" "$dir/s1.json" 2>&1); status=$?
+[[ $status -eq 2 ]] || fail "a shard given twice: exit $status"
+grep -q "s1.json (seeds 1..2) and .*s1.json (seeds 1..2) overlap" <<<"$out" || fail "overlap message: $out"
+out=$("$electsim" merge "$dir/s1.json" "$dir/s3.json" 2>&1); status=$?
+[[ $status -eq 0 ]] || fail "a missing shard: exit $status"
+grep -q "warning: no summary covers seeds 3..4, between .*s1.json and .*s3.json" <<<"$out" || fail "gap warning: $out"
+: > "$dir/empty.json"
+out=$("$electsim" merge "$dir/empty.json" 2>&1); status=$?
+[[ $status -eq 2 && "$out" == "$dir/empty.json: is empty, not an explore --json summary" ]] || fail "empty file: exit $status: $out"
+out=$("$electsim" merge "$dir" 2>&1); status=$?
+[[ $status -eq 2 && "$out" == "$dir: is a directory, not an explore --json summary" ]] || fail "directory: exit $status: $out"
+echo ok
