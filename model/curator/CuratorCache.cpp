@@ -121,15 +121,20 @@ const CuratorCache::BackgroundRead<zk::ChildrenResult> CuratorCache::childrenCha
 template <class Result>
 sim::Task<void> CuratorCache::readTask(const BackgroundRead<Result>& read, std::string path) {
   const sim::Instant start = client_.sim().now();
-  auto answered = [this, alive = std::weak_ptr<const bool>(alive_), &read, path, start](Result result) {
-    if (alive.expired()) return;  // the cache is gone, with its scope
-    if (result.code == zk::Code::ok) {
-      (this->*read.answered)(path, std::move(result));
-    } else {
-      scope_.start(awaitTask(read, path, start, result.code));
-    }
-  };
-  if ((client_.*read.send)(path, std::move(answered))) co_return;
+  if (client_.canReadInBackground()) {
+    std::string requested = path;  // the request's copy; the callback keeps this one
+    auto answered = [this, alive = std::weak_ptr<const bool>(alive_), &read, path = std::move(path), start](Result result) {
+      if (alive.expired()) return;  // the cache is gone, with its scope
+      if (result.code == zk::Code::ok) {
+        (this->*read.answered)(path, std::move(result));
+      } else {
+        scope_.start(awaitTask(read, path, start, result.code));
+      }
+    };
+    const bool sent = (client_.*read.send)(std::move(requested), std::move(answered));
+    ELECTSIM_ASSERT(sent);
+    co_return;
+  }
   co_await awaitTask(read, std::move(path), start, zk::Code::ok);
 }
 

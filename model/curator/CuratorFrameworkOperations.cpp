@@ -153,12 +153,15 @@ sim::Task<Result> CuratorFramework::readWithRetry(const ReadOperation<Result>& o
   }
 }
 
+bool CuratorFramework::canReadInBackground() {
+  // What readWithRetry's first beforeAttempt answers at once; the attempt is the same request.
+  return RetryLoop::backgroundAttemptReady(*this) && client_.getZooKeeper().hasCallbacks();
+}
+
 template <class Result>
 bool CuratorFramework::readInBackground(const ReadOperation<Result>& operation, std::string path, std::function<void(Result)> callback) {
-  // What readWithRetry's first beforeAttempt answers at once; the attempt is the same request.
-  if (!RetryLoop::backgroundAttemptReady(*this)) return false;
+  if (!canReadInBackground()) return false;
   zk::ZooKeeper& zk = client_.getZooKeeper();
-  if (!zk.hasCallbacks()) return false;
   requestCounts_.*operation.count += 1;
   (zk.*operation.readWithCallback)(std::move(path), {}, std::move(callback));
   return true;
