@@ -153,7 +153,8 @@ int command_shard(const Arguments& arguments) {
   po::variables_map values;
   if (!parse_options("shard", "--strategy S --job NAME --total N --instances ID,ID,... [--previous JSON] [--json]\n\n"
                      "Exit status: 0, 2 for bad input, 1 when the strategy fails as ElasticJob's would (rotate with\n"
-                     "a job name whose Java hashCode is Integer.MIN_VALUE, e.g. \"polygenelubricants\").",
+                     "a job name whose Java hashCode is Integer.MIN_VALUE, e.g. \"polygenelubricants\", and an instance count\n"
+                     "that is not a power of two).",
                      arguments, options, {}, values)) {
     return exit_ok;
   }

@@ -29,7 +29,7 @@ class RoundRobinByNameJobShardingStrategy final : public JobShardingStrategy {
   std::string_view name() const override { return "rotate"; }
   std::string_view javaType() const override { return "ROUND_ROBIN"; }
   std::string_view description() const override {
-    return "ElasticJob: rotates the list by Math.abs(hashCode) % n, then average (throws for hashCode MIN_VALUE)";
+    return "ElasticJob: rotates the list by Math.abs(hashCode) % n, then average (throws when hashCode is MIN_VALUE and the instance count is not a power of two)";
   }
 
   // Java's `Math.abs(jobName.hashCode()) % shardingUnitsSize`; negative for MIN_VALUE hashes unless
