@@ -156,7 +156,10 @@ class Connection final : public ConnectionBase {
     Instant sent;
     std::optional<M> item;
   };
-  std::array<Ring<InFlight>, 2> in_flight_;
+  // Small blocks: a connection usually has a message or two in flight, and a run may have
+  // thousands of connections (sim/ring.h).
+  static constexpr std::size_t in_flight_block_bytes = 256;
+  std::array<Ring<InFlight, in_flight_block_bytes>, 2> in_flight_;
   std::array<Ring<M>, 2> received_;
 };
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -28,13 +29,16 @@ struct Counted {
 
 enum class Op : std::uint8_t { push, pop, drop, clear, move_out };
 
-RC_GTEST_PROP(Ring, BehavesAsADequeUnderAnySequenceOfOperations, ()) {
+// For blocks of BlockBytes: 2 kB holds 32 items here, 256 bytes the least, 4 (a queue crosses
+// blocks, and outgrows the map's two slots inside the ring, at every few pushes).
+template <std::size_t BlockBytes>
+void behavesAsADeque() {
   const auto ops = *rc::gen::container<std::vector<std::pair<Op, std::uint8_t>>>(rc::gen::pair(
       rc::gen::weightedElement<Op>({{12, Op::push}, {8, Op::pop}, {4, Op::drop}, {1, Op::clear}, {1, Op::move_out}}),
       rc::gen::arbitrary<std::uint8_t>()));
   const std::int64_t live_before = Counted::live;
   {
-    sim::Ring<Counted> ring;
+    sim::Ring<Counted, BlockBytes> ring;
     std::deque<std::int64_t> model;
     std::int64_t next = 0;
     for (const auto& [op, count] : ops) {
@@ -63,9 +67,16 @@ RC_GTEST_PROP(Ring, BehavesAsADequeUnderAnySequenceOfOperations, ()) {
           model.clear();
           break;
         case Op::move_out: {
-          sim::Ring<Counted> moved = std::move(ring);
+          // Into another ring while the source is used again: the moved items must not depend on
+          // anything left in the source (the map's slots inside the ring).
+          auto moved = std::make_unique<sim::Ring<Counted, BlockBytes>>(std::move(ring));
           RC_ASSERT(ring.empty());
-          ring = std::move(moved);
+          ring.push_back(Counted(-1));
+          RC_ASSERT(ring.front().value == -1);
+          ring.clear();
+          RC_ASSERT(moved->size() == model.size());
+          for (std::size_t i = 0; i < model.size(); i++) RC_ASSERT((*moved)[i].value == model[i]);
+          ring = std::move(*moved);
           break;
         }
       }
@@ -76,6 +87,10 @@ RC_GTEST_PROP(Ring, BehavesAsADequeUnderAnySequenceOfOperations, ()) {
   }
   RC_ASSERT(Counted::live == live_before);
 }
+
+RC_GTEST_PROP(Ring, BehavesAsADequeUnderAnySequenceOfOperations, ()) { behavesAsADeque<2048>(); }
+
+RC_GTEST_PROP(Ring, WithSmallBlocksBehavesAsADequeUnderAnySequenceOfOperations, ()) { behavesAsADeque<256>(); }
 
 TEST(Ring, FreesEachBlockOnceTheFrontHasMovedPastIt) {
   using R = sim::Ring<std::uint64_t>;
