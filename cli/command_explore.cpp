@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
-#include <csignal>
 #include <fstream>
 #include <iomanip>
 #include <iostream>

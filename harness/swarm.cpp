@@ -5,6 +5,7 @@
 #include <set>
 
 #include "harness/recipe.h"
+#include "harness/registry.h"
 #include "sim/random.h"
 
 namespace harness {
@@ -306,12 +307,13 @@ std::vector<FaultKind> fault_kinds_for(Recipe recipe) {
 }
 
 std::optional<Recipe> recipe_for_bug(std::string_view bug) {
-  if (bug.starts_with("fle-") || bug.starts_with("zab-") || bug.starts_with("zk-")) return Recipe::none;
-  if (bug.starts_with("ej-")) return Recipe::elasticjob;
-  if (bug.starts_with("latch-") || bug.starts_with("curator-")) return Recipe::leader_latch;
-  if (bug.starts_with("naive-")) return Recipe::naive_master;
-  if (bug.starts_with("es-")) return Recipe::es_zen;
-  return std::nullopt;
+  if (!is_known_bug(bug)) return std::nullopt;
+  // The first recipe it applies to, in this order: none for ZooKeeper's switches, leader-latch for Curator's.
+  for (Recipe recipe : {Recipe::none, Recipe::elasticjob, Recipe::leader_latch, Recipe::leader_selector, Recipe::naive_master,
+                        Recipe::es_zen}) {
+    if (bug_applies_to(bug, recipe)) return recipe;
+  }
+  ELECTSIM_UNREACHABLE();
 }
 
 Scenario generate_scenario(const SwarmOptions& options, std::uint64_t seed) {

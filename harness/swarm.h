@@ -34,7 +34,8 @@ struct SwarmOptions {
 // for elasticjob, shutdown for recipes with instances.
 std::vector<FaultKind> fault_kinds_for(Recipe recipe);
 
-// The recipe a bug switch belongs to (its model lives under that recipe's stack); nullopt if unknown.
+// The recipe explore takes for a bug switch without --recipe: the first it applies to
+// (bug_applies_to; none for ZooKeeper's switches, leader-latch for Curator's); nullopt if unknown.
 std::optional<Recipe> recipe_for_bug(std::string_view bug);
 
 // The scenario of run `seed`: deterministic in (options, seed). Its name is
