@@ -23,9 +23,9 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Bad input in a file, at a place in it: the message already starts "FILE:LINE:COLUMN: " and goes
-// to stderr as it is, the form compilers use, which editors and scripts match at the line's start.
-// The exit status is 2.
+// Bad input in a file: the message already starts "FILE:LINE:COLUMN: " (a place in it) or "FILE: "
+// (the whole file) and goes to stderr as it is, the form compilers use, which editors and scripts
+// match at the line's start. The exit status is 2.
 class FileError : public UsageError {
  public:
   using UsageError::UsageError;

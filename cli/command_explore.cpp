@@ -76,7 +76,7 @@ void prepare_out_dir(const std::string& out_dir) {
   std::error_code error;
   std::filesystem::create_directories(out_dir, error);
   if (!error && !std::filesystem::is_directory(out_dir, error)) error = std::make_error_code(std::errc::not_a_directory);
-  if (!error && access(out_dir.c_str(), W_OK) != 0) error = std::error_code(errno, std::generic_category());
+  if (!error && access(out_dir.c_str(), W_OK | X_OK) != 0) error = std::error_code(errno, std::generic_category());
   if (error) throw UsageError("explore: --out " + out_dir + ": cannot write failure files there: " + error.message());
 }
 
@@ -137,7 +137,7 @@ int command_explore(const Arguments& arguments) {
   po::options_description options("explore options");
   options.add_options()
       ("recipe", po::value(&recipe_text), "none | elasticjob | leader-latch | leader-selector | naive-master | es-zen (default: "
-                                          "elasticjob, or the recipe of the first --bug)")
+                                          "elasticjob, or the first that runs every --bug)")
       ("runs", po::value(&runs), "how many runs (default 1000)")
       ("seed", po::value(&seed), "run i uses seed S+i (default 1)")
       ("jobs", po::value(&jobs), "parallel simulations (default: all cores)")
@@ -168,7 +168,9 @@ int command_explore(const Arguments& arguments) {
   if (!recipe_text.empty()) {
     explore.swarm.recipe = parse_recipe(recipe_text);
   } else if (!bugs.empty()) {
-    explore.swarm.recipe = harness::recipe_for_bug(bugs.front()).value_or(harness::Recipe::elasticjob);
+    std::optional<harness::Recipe> recipe = harness::recipe_for_bugs(bugs);
+    if (!recipe) throw UsageError("explore: no recipe runs all of these bug switches; explore them one recipe at a time");
+    explore.swarm.recipe = *recipe;
   }
   for (std::size_t at = 0; at < bugs.size(); at++) {
     if (std::find(bugs.begin(), bugs.begin() + static_cast<std::ptrdiff_t>(at), bugs[at]) != bugs.begin() + static_cast<std::ptrdiff_t>(at)) {
@@ -197,12 +199,12 @@ int command_explore(const Arguments& arguments) {
   }
   if (runs == 0 || runs > 100'000'000) throw UsageError("explore: --runs must be within 1..100000000");
   if (jobs == 0 || jobs > 1024) throw UsageError("explore: --jobs must be within 1..1024");
-  if (runs - 1 > std::numeric_limits<std::uint64_t>::max() - seed) {
+  // Seeds seed..seed+runs-1, and the summary's end, seed+runs, must not wrap round.
+  if (runs > std::numeric_limits<std::uint64_t>::max() - seed) {
     throw UsageError("explore: --seed " + std::to_string(seed) + " with --runs " + std::to_string(runs) +
-                     " goes past the last seed, 18446744073709551615");
+                     " goes past the last seed a sweep can run, 18446744073709551614");
   }
   if (!shard_text.empty()) parse_shard(shard_text, explore);
-  if (!out_dir.empty()) prepare_out_dir(out_dir);
   explore.runs = runs;
   explore.seed = seed;
   explore.jobs = jobs;
@@ -211,6 +213,7 @@ int command_explore(const Arguments& arguments) {
   explore.stop_at_first_failure = stop_at_first;
   explore.check_determinism = check_determinism;
   explore.limits = simulation_limits("explore", limits);
+  if (!out_dir.empty()) prepare_out_dir(out_dir);  // last: bad input leaves no directory behind
 
   interrupted.store(false);
   auto previous_interrupt = std::signal(SIGINT, on_interrupt);
@@ -230,18 +233,36 @@ int command_explore(const Arguments& arguments) {
 
 namespace {
 
-// The shards of one sweep cover disjoint blocks of seeds: a file given twice would count its runs
-// twice (and change the combined trace hash), so overlapping shards are refused. A gap (a shard
-// missing, or not yet done) is merged with a warning naming the seeds left out.
+// The shards of one sweep cover disjoint blocks of its seeds: a file given twice would count its
+// runs twice (and change the combined trace hash), and a shard of another sweep does not belong, so
+// both are refused. Seeds of the sweep no summary covers (a shard missing, or not yet done) are
+// merged with a warning naming them.
 void require_disjoint(const std::vector<std::string>& files, const std::vector<harness::ExploreSummary>& shards) {
+  auto seeds = [](std::uint64_t first, std::uint64_t end) { return std::to_string(first) + ".." + std::to_string(end - 1); };
+  auto gap = [&](std::uint64_t first, std::uint64_t end, const std::string& where) {
+    std::cerr << "electsim: merge: warning: no summary covers seeds " << seeds(first, end) << ", " << where
+              << " (a shard missing?); the merged runs leave them out\n";
+  };
   std::vector<std::size_t> order;
   for (std::size_t index = 0; index < shards.size(); index++) {
     if (shards[index].seed_end > shards[index].seed_first) order.push_back(index);
+    // Summaries from before the sweep was recorded (0..0) are merged as they are.
+    if (shards[index].sweep_end == 0 || shards[0].sweep_end == 0) continue;
+    if (shards[index].sweep_first != shards[0].sweep_first || shards[index].sweep_end != shards[0].sweep_end) {
+      throw UsageError("merge: " + files[0] + " is a shard of seeds " + seeds(shards[0].sweep_first, shards[0].sweep_end) + " and " +
+                       files[index] + " of seeds " + seeds(shards[index].sweep_first, shards[index].sweep_end) +
+                       ": the shards of one sweep (the same --seed and --runs) merge, not of two");
+    }
   }
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return shards[a].seed_first < shards[b].seed_first;
   });
-  auto seeds = [](std::uint64_t first, std::uint64_t end) { return std::to_string(first) + ".." + std::to_string(end - 1); };
+  if (order.empty()) return;
+  const harness::ExploreSummary& first = shards[order.front()];
+  const harness::ExploreSummary& last = shards[order.back()];
+  if (first.sweep_end != 0 && first.seed_first > first.sweep_first) {
+    gap(first.sweep_first, first.seed_first, "before " + files[order.front()]);
+  }
   for (std::size_t at = 1; at < order.size(); at++) {
     const harness::ExploreSummary& before = shards[order[at - 1]];
     const harness::ExploreSummary& after = shards[order[at]];
@@ -250,11 +271,9 @@ void require_disjoint(const std::vector<std::string>& files, const std::vector<h
                        files[order[at]] + " (seeds " + seeds(after.seed_first, after.seed_end) +
                        ") overlap: each shard of a sweep once (explore --shard I/N for I = 1..N)");
     }
-    if (after.seed_first > before.seed_end) {
-      std::cerr << "electsim: merge: warning: no summary covers seeds " << seeds(before.seed_end, after.seed_first) << ", between "
-                << files[order[at - 1]] << " and " << files[order[at]] << " (a shard missing?); the merged runs leave them out\n";
-    }
+    if (after.seed_first > before.seed_end) gap(before.seed_end, after.seed_first, "between " + files[order[at - 1]] + " and " + files[order[at]]);
   }
+  if (last.sweep_end != 0 && last.seed_end < last.sweep_end) gap(last.seed_end, last.sweep_end, "after " + files[order.back()]);
 }
 
 }  // namespace

@@ -42,7 +42,8 @@ std::size_t file_size_limit(const std::string& command, const LimitOptions& limi
 sim::SimulationLimits scenario_limits(const std::string& command, const LimitOptions& limits, const po::variables_map& values,
                                       const harness::Scenario& scenario);
 
-// Parses a scenario file with the size limit; a ScenarioError becomes a UsageError (exit status 2).
+// Parses a scenario file with the size limit; a ScenarioError becomes a FileError (printed as it is,
+// FILE:LINE:COLUMN first; exit status 2).
 harness::Scenario load_scenario(const std::string& file, std::size_t size_max);
 
 // A run that stopped at a limit: UsageError "COMMAND: FILE: the run stopped at its limit ...", unless

@@ -223,6 +223,8 @@ ExploreSummary explore(const ExploreOptions& options, const std::function<void(c
 
   summary.seed_first = options.seed + first;
   summary.seed_end = options.seed + end;
+  summary.sweep_first = options.seed;
+  summary.sweep_end = options.seed + options.runs;
   summary.sim_seconds = static_cast<double>(sim_nanoseconds) / 1e9;
   for (std::uint64_t index = 0; index < total; index++) {
     if (completed[index]) continue;
@@ -259,7 +261,7 @@ nlohmann::ordered_json toJson(const ExploreSummary& summary) {
   for (const auto& [name, count] : summary.observed) json["observed"][name] = count;
   json["interrupted"] = summary.interrupted;
   json["stopped_at_first_failure"] = summary.stopped_at_first_failure;
-  json["seeds"] = {{"first", summary.seed_first}, {"end", summary.seed_end}};
+  json["seeds"] = {{"first", summary.seed_first}, {"end", summary.seed_end}, {"sweep_first", summary.sweep_first}, {"sweep_end", summary.sweep_end}};
   return json;
 }
 
@@ -293,6 +295,8 @@ ExploreSummary summary_from_json(const nlohmann::json& json) {
     if (json.contains("seeds")) {
       summary.seed_first = json.at("seeds").at("first").get<std::uint64_t>();
       summary.seed_end = json.at("seeds").at("end").get<std::uint64_t>();
+      summary.sweep_first = json.at("seeds").value("sweep_first", std::uint64_t{0});
+      summary.sweep_end = json.at("seeds").value("sweep_end", std::uint64_t{0});
     }
     return summary;
   } catch (const nlohmann::json::exception& error) {
@@ -320,6 +324,8 @@ ExploreSummary merge_summaries(const std::vector<ExploreSummary>& shards) {
     }
     merged.seed_first = first_shard ? shard.seed_first : std::min(merged.seed_first, shard.seed_first);
     merged.seed_end = first_shard ? shard.seed_end : std::max(merged.seed_end, shard.seed_end);
+    merged.sweep_first = first_shard ? shard.sweep_first : std::min(merged.sweep_first, shard.sweep_first);
+    merged.sweep_end = first_shard ? shard.sweep_end : std::max(merged.sweep_end, shard.sweep_end);
     first_shard = false;
   }
   return merged;

@@ -67,6 +67,10 @@ struct ExploreSummary {
   bool stopped_at_first_failure = false;
   std::uint64_t seed_first = 0;  // the share of seeds this summary covers: [seed_first, seed_end)
   std::uint64_t seed_end = 0;
+  // The whole sweep's seeds, of which a --shard covers its block: merge checks the shards cover it
+  // once. 0 and 0 in a summary written before the field existed.
+  std::uint64_t sweep_first = 0;
+  std::uint64_t sweep_end = 0;
 };
 
 // What a progress display sees, from the coordinating thread.

@@ -328,6 +328,11 @@ NodeRole NodeCatalogue::resolve(const Source& source, const Name& name) const {
 void NodeCatalogue::require(const Source& source, const Name& name, NodeRole role, std::string_view context) const {
   NodeRole actual = resolve(source, name);
   if (actual == role) return;
+  if (range(role) == "none") {
+    source.fail(name.mark, std::string(context) + " " + std::string(role_article(role)) + " " + std::string(role_noun(role)) +
+                               ", but " + none_because(role) + ", and " + shown(name.text) + " is " + std::string(role_article(actual)) + " " +
+                               std::string(role_noun(actual)));
+  }
   source.fail(name.mark, std::string(context) + " " + std::string(role_article(role)) + " " +
                              std::string(role_noun(role)) + " (" + range(role) + "), not the " +
                              std::string(role_noun(actual)) + " " + shown(name.text));

@@ -306,15 +306,20 @@ std::vector<FaultKind> fault_kinds_for(Recipe recipe) {
   return kinds;
 }
 
-std::optional<Recipe> recipe_for_bug(std::string_view bug) {
-  if (!is_known_bug(bug)) return std::nullopt;
-  // The first recipe it applies to, in this order: none for ZooKeeper's switches, leader-latch for Curator's.
+std::optional<Recipe> recipe_for_bugs(const std::vector<std::string>& bugs) {
+  for (const std::string& bug : bugs) {
+    if (!is_known_bug(bug)) return std::nullopt;
+  }
+  // The first recipe they all apply to, in this order: none for ZooKeeper's switches alone,
+  // leader-latch for Curator's, elasticjob for ZooKeeper's with ElasticJob's.
   for (Recipe recipe : {Recipe::none, Recipe::elasticjob, Recipe::leader_latch, Recipe::leader_selector, Recipe::naive_master,
                         Recipe::es_zen}) {
-    if (bug_applies_to(bug, recipe)) return recipe;
+    if (std::all_of(bugs.begin(), bugs.end(), [&](const std::string& bug) { return bug_applies_to(bug, recipe); })) return recipe;
   }
-  ELECTSIM_UNREACHABLE();
+  return std::nullopt;
 }
+
+std::optional<Recipe> recipe_for_bug(std::string_view bug) { return recipe_for_bugs({std::string(bug)}); }
 
 Scenario generate_scenario(const SwarmOptions& options, std::uint64_t seed) {
   ELECTSIM_ASSERT(options.duration >= 2s);

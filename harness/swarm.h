@@ -37,6 +37,9 @@ std::vector<FaultKind> fault_kinds_for(Recipe recipe);
 // The recipe explore takes for a bug switch without --recipe: the first it applies to
 // (bug_applies_to; none for ZooKeeper's switches, leader-latch for Curator's); nullopt if unknown.
 std::optional<Recipe> recipe_for_bug(std::string_view bug);
+// The same for several: the first recipe they all apply to; nullopt if one is unknown or no recipe
+// runs them all (es- with any other, ej- with latch-).
+std::optional<Recipe> recipe_for_bugs(const std::vector<std::string>& bugs);
 
 // The scenario of run `seed`: deterministic in (options, seed). Its name is
 // "explore-<recipe>-<seed>" and its description records the swarm drawn. It always passes the

@@ -123,12 +123,13 @@ sim::Task<void> CuratorCache::readTask(const BackgroundRead<Result>& read, std::
   const sim::Instant start = client_.sim().now();
   if (client_.canReadInBackground()) {
     std::string requested = path;  // the request's copy; the callback keeps this one
-    auto answered = [this, alive = std::weak_ptr<const bool>(alive_), &read, path = std::move(path), start](Result result) {
+    // Called once: the path moves on to whichever step comes next.
+    auto answered = [this, alive = std::weak_ptr<const bool>(alive_), &read, path = std::move(path), start](Result result) mutable {
       if (alive.expired()) return;  // the cache is gone, with its scope
       if (result.code == zk::Code::ok) {
-        (this->*read.answered)(path, std::move(result));
+        (this->*read.answered)(std::move(path), std::move(result));
       } else {
-        scope_.start(awaitTask(read, path, start, result.code));
+        scope_.start(awaitTask(read, std::move(path), start, result.code));
       }
     };
     const bool sent = (client_.*read.send)(std::move(requested), std::move(answered));

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # merge_shards.sh ELECTSIM: three shards of one small sweep merge to the whole sweep's trace hash; a
-# shard given twice is refused (exit 2, naming the files); a missing shard is merged with a warning
-# naming the seeds left out; an empty file and a directory are refused with their names first.
+# shard given twice, or a shard of another sweep, is refused (exit 2, naming the files); a missing
+# shard, first, last or between, is merged with a warning naming the seeds left out; an empty file
+# and a directory are refused with their names first.
 set -u
 electsim=$1
 dir=$(mktemp -d)
@@ -19,6 +20,13 @@ grep -q "s1.json (seeds 1..2) and .*s1.json (seeds 1..2) overlap" <<<"$out" || f
 out=$("$electsim" merge "$dir/s1.json" "$dir/s3.json" 2>&1); status=$?
 [[ $status -eq 0 ]] || fail "a missing shard: exit $status"
 grep -q "warning: no summary covers seeds 3..4, between .*s1.json and .*s3.json" <<<"$out" || fail "gap warning: $out"
+out=$("$electsim" merge "$dir/s2.json" "$dir/s3.json" 2>&1) || fail "a missing first shard: exit $?"
+grep -q "warning: no summary covers seeds 1..2, before .*s2.json" <<<"$out" || fail "first gap warning: $out"
+out=$("$electsim" merge "$dir/s1.json" "$dir/s2.json" 2>&1) || fail "a missing last shard: exit $?"
+grep -q "warning: no summary covers seeds 5..6, after .*s2.json" <<<"$out" || fail "last gap warning: $out"
+"$electsim" "${sweep[@]}" --seed 7 --shard 2/3 | tail -1 > "$dir/other.json"
+out=$("$electsim" merge "$dir/s1.json" "$dir/other.json" 2>&1); status=$?
+[[ $status -eq 2 ]] && grep -q "is a shard of seeds 1..6 and .*other.json of seeds 7..12" <<<"$out" || fail "another sweep: exit $status: $out"
 : > "$dir/empty.json"
 out=$("$electsim" merge "$dir/empty.json" 2>&1); status=$?
 [[ $status -eq 2 && "$out" == "$dir/empty.json: is empty, not an explore --json summary" ]] || fail "empty file: exit $status: $out"

@@ -8,6 +8,7 @@
 #include "harness/scenario_parser.h"
 #include "harness/scenario_writer.h"
 #include "harness/shrink.h"
+#include "harness/swarm.h"
 
 namespace {
 
@@ -51,6 +52,19 @@ TEST(Explore, TheSummaryDoesNotDependOnTheNumberOfThreads) {
     }
   }
   EXPECT_GT(one.failures, 0u) << "the bug switch should give this sweep something to agree on";
+}
+
+// Without --recipe, explore runs the first recipe every --bug applies to, whatever their order.
+TEST(Explore, TheRecipeForSeveralBugSwitchesIsTheFirstThatRunsThemAll) {
+  using harness::recipe_for_bugs;
+  EXPECT_EQ(recipe_for_bugs({"zk-watch-not-one-shot"}), Recipe::none);
+  EXPECT_EQ(recipe_for_bugs({"zk-watch-not-one-shot", "ej-no-has-leader-check"}), Recipe::elasticjob);
+  EXPECT_EQ(recipe_for_bugs({"ej-no-has-leader-check", "zk-watch-not-one-shot"}), Recipe::elasticjob);
+  EXPECT_EQ(recipe_for_bugs({"fle-1419-nontotal-order", "latch-watches-parent"}), Recipe::leader_latch);
+  EXPECT_EQ(recipe_for_bugs({"es-master-service-fifo"}), Recipe::es_zen);
+  EXPECT_EQ(recipe_for_bugs({"es-master-service-fifo", "zk-watch-not-one-shot"}), std::nullopt);
+  EXPECT_EQ(recipe_for_bugs({"ej-no-has-leader-check", "latch-watches-parent"}), std::nullopt);
+  EXPECT_EQ(recipe_for_bugs({"no-such-switch"}), std::nullopt);
 }
 
 TEST(Explore, StoppingAtTheFirstFailureFindsTheSameFirstFailure) {

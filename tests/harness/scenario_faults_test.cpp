@@ -154,6 +154,8 @@ TEST(ScenarioFaults, NodesTheRecipeDoesNotRunAreUnknown) {
             "f.yaml:4:37: unknown node 'zk1': recipe es-zen runs no ZooKeeper servers");
   EXPECT_EQ(error_of("name: x\nduration: 1s\nrecipe: es-zen\nfaults: [{at: 1s, crash: x}]\n"),
             "f.yaml:4:26: unknown node 'x': the nodes are es1..es3");
+  EXPECT_EQ(error_of("name: x\nduration: 1s\nfaults: [{at: 1s, shutdown: zk1}]\n"),
+            "f.yaml:3:29: shutdown takes an instance, but recipe none has no instances, and 'zk1' is a server");
   EXPECT_EQ(error_of("name: x\nduration: 1s\nclients: {writers: 1}\nfaults: [{at: 1s, crash: w1}, {at: 1s, crash: zk3}]\n"),
             "no error");
 }
