@@ -25,7 +25,7 @@ std::string default_output(const std::string& file) {
 
 int node_count(const harness::Scenario& scenario) {
   if (scenario.elasticsearch) return scenario.elasticsearch->nodes;
-  int instances = scenario.recipe == harness::Recipe::none ? 0 : scenario.instances.count;
+  int instances = harness::has_instances(scenario.recipe) ? scenario.instances.count : 0;
   return scenario.zookeeper.servers + instances + scenario.clients.writers;
 }
 

@@ -213,6 +213,11 @@ struct Scenario {
   friend bool operator==(const Scenario&, const Scenario&) = default;
 };
 
+// Which nodes a recipe runs: ZooKeeper servers and clients (w1..wN) with every recipe but es-zen,
+// instances i1..iN with those that have contenders (not none, not es-zen).
+inline bool runs_zookeeper(Recipe recipe) { return recipe != Recipe::es_zen; }
+inline bool has_instances(Recipe recipe) { return recipe != Recipe::none && recipe != Recipe::es_zen; }
+
 // The file's spelling of each enum value ("leader-latch", "power_off", "NORMAL", ...).
 std::string_view recipe_name(Recipe recipe);
 std::string_view start_mode_name(StartMode mode);

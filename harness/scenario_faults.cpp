@@ -256,10 +256,10 @@ Fault read_fault(const FaultContext& context, const YAML::Node& item) {
 
 NodeCatalogue::NodeCatalogue(Recipe recipe, int servers, int instances, int es_nodes, int writers)
     : recipe_(recipe),
-      servers_(recipe == Recipe::es_zen ? 0 : servers),
-      instances_(recipe == Recipe::es_zen || recipe == Recipe::none ? 0 : instances),
+      servers_(runs_zookeeper(recipe) ? servers : 0),
+      instances_(has_instances(recipe) ? instances : 0),
       es_nodes_(recipe == Recipe::es_zen ? es_nodes : 0),
-      writers_(recipe == Recipe::es_zen ? 0 : writers) {
+      writers_(runs_zookeeper(recipe) ? writers : 0) {
   ELECTSIM_ASSERT(servers >= 0 && instances >= 0 && es_nodes >= 0 && writers >= 0);
 }
 
@@ -284,7 +284,7 @@ std::string NodeCatalogue::none_because(NodeRole role) const {
     case NodeRole::server:
       return "recipe " + recipe + " runs no ZooKeeper servers";
     case NodeRole::instance:
-      if (recipe_ == Recipe::es_zen || recipe_ == Recipe::none) return "recipe " + recipe + " has no instances";
+      if (!has_instances(recipe_)) return "recipe " + recipe + " has no instances";
       return "instances.count is 0, so there are no instances";
     case NodeRole::es_node:
       return "es1..esN exist only with recipe es-zen";

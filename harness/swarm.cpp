@@ -14,8 +14,6 @@ namespace {
 
 using sim::Duration;
 
-bool has_instances(Recipe recipe) { return recipe != Recipe::none && recipe != Recipe::es_zen; }
-
 Duration ms(std::int64_t count) { return std::chrono::milliseconds(count); }
 
 // A duration in [low, high], on whole milliseconds (failure files stay readable).

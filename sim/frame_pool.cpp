@@ -188,8 +188,7 @@ namespace {
                                                                                    : mi_usable_size(pointer));
 }
 [[gnu::always_inline]] inline std::int64_t allocated_bytes(void* pointer, std::size_t size) noexcept {
-  std::size_t words = (size + sizeof(void*) - 1) / sizeof(void*);
-  if (words <= sim::tabled_words) return static_cast<std::int64_t>(sim::small_block_words[words] * sizeof(void*));
+  if (size <= sim::tabled_words * sizeof(void*)) return static_cast<std::int64_t>(sim::block_bytes(size));  // the table
   return large_allocated_bytes(pointer, size);
 }
 [[gnu::always_inline]] inline void* counted_malloc(std::size_t size) noexcept {

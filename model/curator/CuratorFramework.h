@@ -158,9 +158,9 @@ class CuratorFramework {
   // caller then awaits backgroundGetData(path, start). A failure handed to the callback is the
   // first attempt's; backgroundGetData(path, start, failed) goes on from there.
   bool getDataInBackground(std::string path, zk::ZooKeeper::DataCallback callback);
+  bool getChildrenInBackground(std::string path, zk::ZooKeeper::ChildrenCallback callback);
   // Whether the two above would send now (a caller that knows can hand over its only copy of the path).
   bool canReadInBackground();
-  bool getChildrenInBackground(std::string path, zk::ZooKeeper::ChildrenCallback callback);
   // getData(path, {}, Call::inBackground) for a read that began at `start`: from its first
   // attempt, or, given the code that attempt `failed` with, from its retries.
   sim::Task<zk::DataResult> backgroundGetData(std::string path, sim::Instant start, zk::Code failed = zk::Code::ok);

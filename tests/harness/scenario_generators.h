@@ -68,14 +68,12 @@ inline std::vector<std::string> registry_names(const std::vector<Entry>& entries
   return names;
 }
 
-// The recipes that run instances i1..iN (none runs only servers, es-zen only es1..esN).
-inline bool runs_instances(Recipe recipe) { return recipe != Recipe::none && recipe != Recipe::es_zen; }
-inline int instances_run(const Scenario& s) { return runs_instances(s.recipe) ? s.instances.count : 0; }
+inline int instances_run(const Scenario& s) { return has_instances(s.recipe) ? s.instances.count : 0; }
 
 // The nodes a run has (NodeCatalogue's rule), so faults name only those.
 inline std::vector<std::string> all_node_names(const Scenario& s) {
   std::vector<std::string> names;
-  if (s.recipe != Recipe::es_zen) {
+  if (runs_zookeeper(s.recipe)) {
     for (int n = 1; n <= s.zookeeper.servers; n++) names.push_back(server_name(n));
   }
   for (int n = 1; n <= instances_run(s); n++) names.push_back(instance_name(n));
@@ -185,7 +183,7 @@ inline void gen_instances(Scenario& s) {
   s.instances.start_interval = *gen_duration(0s, 10s);
   // Explicit ids for some instances (of a recipe that runs them), skipping any that would repeat an
   // id already in use. ElasticJob's are IP@-@PID.
-  if (!runs_instances(s.recipe)) return;
+  if (!has_instances(s.recipe)) return;
   std::vector<std::string> used;
   for (int n = 1; n <= s.instances.count; n++) used.push_back(instance_id(s, n));
   for (int n = 1; n <= s.instances.count; n++) {
@@ -205,7 +203,7 @@ inline void gen_cluster(Scenario& s) {
   s.zookeeper.sync_limit = *rc::gen::inRange(1, limit_ticks_max + 1);
   s.zookeeper.start = *rc::gen::element(StartMode::together, StartMode::staggered);
   s.zookeeper.start_interval = *gen_duration(0s, 10s);
-  for (int n = 1; n <= s.zookeeper.servers && s.recipe != Recipe::es_zen; n++) {
+  for (int n = 1; n <= s.zookeeper.servers && runs_zookeeper(s.recipe); n++) {
     if (!*rc::gen::arbitrary<bool>()) continue;
     s.zookeeper.initial_zxid[server_name(n)] = *rc::gen::inRange<std::int64_t>(0, INT64_MAX);
     std::int64_t zxid_epoch = s.zookeeper.initial_zxid[server_name(n)] >> 32;
