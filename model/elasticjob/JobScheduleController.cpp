@@ -37,7 +37,9 @@ void JobScheduleController::scheduleJob(sim::Duration fireInterval) {
 }
 
 void JobScheduleController::pauseJob() {
-  if (shutdown_ || paused_) return;
+  // scheduler.pauseAll(): RAMJobStore.pauseAll pauses the trigger groups that exist, so before
+  // scheduleJob there is nothing to pause and the trigger stored later is not paused.
+  if (shutdown_ || paused_ || !scheduled_) return;
   paused_ = true;
   emit("job.pause");
   changed_.notify_all();

@@ -45,8 +45,9 @@ class JobScheduleController {
 
   // scheduleJob(cron, timeZone): the trigger, then scheduler.start().
   void scheduleJob(sim::Duration fireInterval);
-  // Trigger state PAUSED (and not shut down).
+  // Trigger state PAUSED (and not shut down); NONE, so not paused, before scheduleJob.
   bool isPaused() const { return !shutdown_ && paused_; }
+  // scheduler.pauseAll(): only a trigger already stored is paused.
   void pauseJob();
   sim::Task<void> resumeJob();
   sim::Task<void> shutdown(bool isCleanShutdown = false);

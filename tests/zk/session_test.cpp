@@ -4,6 +4,8 @@
 #include "model/zk/Ensemble.h"
 #include "model/zk/client/ScriptedClient.h"
 #include "model/zk/client/ZooKeeper.h"
+#include "model/zk/server/SessionTracker.h"
+#include "model/zk/server/ZooKeeperServer.h"
 #include "sim/network.h"
 
 namespace {
@@ -195,6 +197,60 @@ TEST(Session, SequentialNamesCountSuccessfulCreatesUnderTheParent) {
   // REAL-ZOOKEEPER.md: after a-0,a-1,a-2, delete a-1: next a-3; prefixes share the counter.
   EXPECT_EQ(names, (std::vector<std::string>{"/seq/a-0000000000", "/seq/a-0000000001", "/seq/a-0000000002", "/seq/a-0000000003",
                                              "/seq/b-0000000004"}));
+}
+
+TEST(Session, AFollowerRelaysATouchForEverySessionItCommitsAndDropsItOnClose) {
+  // LearnerSessionTracker.commitSession ends with touchTable.put(sessionId, sessionTimeout) and
+  // removeSession removes it: every follower relays a touch of each new session in its next PING
+  // reply, whichever server the client is on. Watched at the event that commits the txn.
+  Cluster cluster;
+  cluster.sim.run_for(5s);
+  std::optional<zk::ServerId> leader = cluster.ensemble.leader();
+  ASSERT_TRUE(leader.has_value());
+  zk::ServerId follower_sid = *leader == 1 ? 2 : 1;
+  zk::QuorumPeer& follower = cluster.ensemble.server(follower_sid);
+  struct Commits final : sim::TraceSink {
+    sim::NodeId node = sim::no_node;
+    std::int32_t type = 0;
+    zk::SessionId session = 0;
+    bool seen = false;
+    void on_event(const sim::TraceEvent& event) override {
+      if (event.kind != "zab.commit" || event.node != node || event.integer("type") != type) return;
+      seen = true;
+      session = static_cast<zk::SessionId>(event.integer("session"));
+    }
+  } commits;
+  commits.node = follower.id();
+  commits.type = static_cast<std::int32_t>(zk::OpCode::create_session);
+  cluster.sim.trace().add_sink(&commits);
+  // The client is on the leader, so no packet of its own reaches the follower.
+  auto& client = cluster.sim.add_node<ClientNode>("i1", std::vector<sim::NodeId>{cluster.ensemble.server(*leader).id()}, 6s,
+                                                  [](ClientNode& self) -> sim::Task<void> {
+                                                    co_await self.waitConnected();
+                                                    co_await self.zk().close();
+                                                  });
+  client.start();
+  while (!commits.seen && cluster.sim.step()) {
+  }
+  ASSERT_TRUE(commits.seen);
+  zk::LearnerSessionTracker* touches = follower.getActiveServer()->learnerSessionTracker();
+  ASSERT_NE(touches, nullptr);
+  EXPECT_EQ(touches->pendingTouch(commits.session), std::optional<std::int32_t>(6000));
+  // The client closes at once, before the follower's next ping takes the touch: committing the
+  // close takes it out of the table.
+  zk::SessionId session = commits.session;
+  commits.seen = false;
+  commits.type = static_cast<std::int32_t>(zk::OpCode::close_session);
+  bool touch_before_close = false;
+  while (!commits.seen) {
+    touch_before_close = touches->pendingTouch(session).has_value();
+    if (!cluster.sim.step()) break;
+  }
+  ASSERT_TRUE(commits.seen);
+  EXPECT_EQ(commits.session, session);
+  EXPECT_TRUE(touch_before_close);
+  EXPECT_EQ(touches->pendingTouch(session), std::nullopt);
+  cluster.sim.trace().remove_sink(&commits);
 }
 
 TEST(Session, AClientThatSawANewerZxidIsRefusedByALaggingServer) {

@@ -159,9 +159,10 @@ sim::Task<bool> ClientCnxn::startConnect() {
   } else if (currentIndex_ == lastIndex_) {
     co_await sim().sleep(spin_delay);
   }
-  // ClientCnxn.startConnect: a random pause before every attempt but the first ever.
+  // ClientCnxn.startConnect: a random pause before every attempt once a connection has been made;
+  // isFirstConnect only turns false in primeConnection, so attempts at servers that refuse or time
+  // out before the first connection are made without it.
   if (!firstConnect_) co_await sim().sleep(std::chrono::milliseconds(rng_.uniform(0, 999)));
-  firstConnect_ = false;
   if (closing_) co_return false;
   currentServer_ = servers_[static_cast<std::size_t>(currentIndex_)];
   sim::Instant attempt_start = sim().now();
@@ -174,6 +175,8 @@ sim::Task<bool> ClientCnxn::startConnect() {
     co_return false;
   }
 
+  // SendThread.primeConnection, which runs once the TCP connection is up.
+  firstConnect_ = false;
   ConnectRequest connect;
   connect.last_zxid_seen = lastZxid_;
   connect.timeout_ms = static_cast<std::int32_t>(sim::millis(sessionTimeout_));
@@ -269,8 +272,12 @@ void ClientCnxn::readResponse(ClientPacket& packet) {
   }
   auto* reply = std::get_if<ClientReply>(&packet);
   if (reply == nullptr) return;
-  if (reply->xid == ping_xid || reply->xid == set_watches_xid) return;
+  if (reply->xid == ping_xid) return;
+  // SetWatches is sent with an ordinary xid in 3.8 (ClientCnxnSocketNIO.doIO gives every packet but
+  // ping and auth the next one), so its reply goes through readResponse like any other and moves
+  // lastZxid: a client that saw catch-up events must not be accepted by a server behind them.
   if (reply->zxid > 0) lastZxid_ = reply->zxid;
+  if (reply->xid == set_watches_xid) return;
   // SendThread.readResponse takes the head of pendingQueue: a connection's replies come in the
   // order of its requests. Java turns any other reply into an IOException ("Xid out of order");
   // the model's server answers in order, so here it would be a bug of the model.

@@ -215,8 +215,10 @@ void ServerCnxnFactory::serveRead(sim::Socket<ClientPacket>& socket, std::uint64
       tree.setWatches(lists.relative_zxid, lists.data_watches, lists.exist_watches, lists.child_watches,
                       lists.persistent_watches, lists.persistent_recursive_watches, id, &fired);
       for (const FiredWatch& watch : fired) deliverWatch(watch);
+      // FinalRequestProcessor: every reply header carries the tree's last processed zxid, this one too.
       ClientReply reply;
       reply.xid = set_watches_xid;
+      reply.zxid = tree.getLastProcessedZxid();
       socket.send(reply);
       return;
     }

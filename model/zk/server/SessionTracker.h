@@ -5,12 +5,14 @@
 // at roundToNextInterval(a + timeout), and the tracker expires whole buckets when their time comes,
 // so a session outlives its last touch by (timeout, timeout + tickTime]. Expiring marks it closing
 // (from then on it can create nothing) and submits a closeSession, which deletes its ephemerals in
-// one txn. A follower's LearnerSessionTracker only records touches in a table that the follower
-// sends to the leader in its next PING reply (every tickTime/2).
+// one txn. A follower's LearnerSessionTracker only records touches (its clients' packets, and every
+// session whose creation it commits) in a table that the follower sends to the leader in its next
+// PING reply (every tickTime/2).
 #pragma once
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -81,6 +83,15 @@ class LearnerSessionTracker {
   LearnerSessionTracker(ServerId sid, std::int64_t now_ms) : next_session_id_(initializeNextSessionId(sid, now_ms)) {}
   SessionId createSession() { return next_session_id_++; }
   void touchSession(SessionId id, std::int32_t timeout_ms) { touch_table_[id] = timeout_ms; }
+  // ZooKeeperServer.processTxnForSessionEvents on a follower: a committed createSession is touched
+  // (its next PING reply relays it to the leader), a committed closeSession leaves the table.
+  void commitSession(SessionId id, std::int32_t timeout_ms) { touch_table_[id] = timeout_ms; }
+  void removeSession(SessionId id) { touch_table_.erase(id); }
+  // The timeout a touch of `id` waiting for the next PING reply carries, if there is one.
+  std::optional<std::int32_t> pendingTouch(SessionId id) const {
+    auto found = touch_table_.find(id);
+    return found == touch_table_.end() ? std::nullopt : std::optional<std::int32_t>(found->second);
+  }
   // Learner.ping: hands over the touches since the last ping and starts a new table.
   std::vector<std::pair<SessionId, std::int32_t>> getTouchSnapshot();
 

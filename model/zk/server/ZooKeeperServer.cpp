@@ -112,8 +112,14 @@ void ZooKeeperServer::commit(const std::shared_ptr<const Txn>& txn) {
   const TxnHeader& header = txn->header;
   auto pending = pending_.find({header.session_id, header.cxid});
   bool local = pending != pending_.end();
+  if (header.type == OpCode::create_session && learner_tracker_) {
+    const auto* created = std::get_if<CreateSessionTxn>(&txn->body);
+    ELECTSIM_ASSERT(created != nullptr);
+    learner_tracker_->commitSession(header.session_id, created->timeout_ms);
+  }
   if (header.type == OpCode::close_session) {
     if (tracker_) tracker_->removeSession(header.session_id);
+    if (learner_tracker_) learner_tracker_->removeSession(header.session_id);
     // An expiry (or another server's close): whoever still holds a connection of the session
     // closes it. The client's own close is answered first, by its connection.
     if (!local) self_.cnxnFactory().closeSession(header.session_id, 0);
