@@ -264,6 +264,9 @@ std::optional<NarratedEvent> Narrator::narrate_zab(const sim::TraceEvent& event,
     return told(NarrationTopic::session, "refuses a client that has seen zxid " + hex(event.integer("client_zxid")) + ", newer than its own " +
                                              hex(event.integer("our_zxid")));
   }
+  if (kind == "server.cnxn_expire") {
+    return told(NarrationTopic::session, "closes an idle connection (no packet for the session timeout) of session " + hex(event.integer("session")));
+  }
   return told(NarrationTopic::zk, std::string(kind) + ": " + generic_fields(event));
 }
 

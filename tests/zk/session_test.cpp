@@ -253,6 +253,44 @@ TEST(Session, AFollowerRelaysATouchForEverySessionItCommitsAndDropsItOnClose) {
   cluster.sim.trace().remove_sink(&commits);
 }
 
+TEST(Session, AConnectionLeftBehindByAClientThatMovedIsClosedByTheServersConnectionExpirer) {
+  // NIOServerCnxnFactory: each read or write touches the connection in cnxnExpiryQueue (10-s
+  // buckets, the session's timeout), and the ConnectionExpirerThread closes it when its bucket
+  // comes. The client is cut off from its server and moves to another one, where its session lives
+  // on: the old server closes the connection (nothing told it the client left) within T + 10 s of
+  // the last packet, and not before T.
+  Cluster cluster;
+  cluster.sim.run_for(5s);
+  struct Expiries final : sim::TraceSink {
+    std::vector<std::pair<sim::Instant, sim::NodeId>> seen;
+    void on_event(const sim::TraceEvent& event) override {
+      if (event.kind == "server.cnxn_expire") seen.emplace_back(event.time, event.node);
+    }
+  } expiries;
+  cluster.sim.trace().add_sink(&expiries);
+  auto& client = cluster.client("i1", 6s, [](ClientNode& self) -> sim::Task<void> {
+    co_await self.waitConnected();
+    co_await self.sim().sleep(1h);
+  });
+  client.start();
+  cluster.sim.run_for(3s);
+  auto& handle = dynamic_cast<zk::SimulatedZooKeeper&>(client.zk());
+  sim::NodeId first = handle.cnxn().currentServer();
+  ASSERT_NE(first, sim::no_node);
+  cluster.sim.network().drop(client.id(), first);
+  cluster.sim.network().drop(first, client.id());
+  sim::Instant cut = cluster.sim.now();
+  cluster.sim.run_for(30s);
+  EXPECT_NE(handle.cnxn().currentServer(), first);  // moved
+  EXPECT_EQ(handle.getState(), zk::ClientCnxn::States::connected);  // with its session
+  ASSERT_EQ(expiries.seen.size(), 1u);
+  EXPECT_EQ(expiries.seen[0].second, first);
+  // The last packet came at most T/3 before the cut (a ping); the bucket is up to 10 s later.
+  EXPECT_GE(expiries.seen[0].first - cut, 6s - 2s);
+  EXPECT_LE(expiries.seen[0].first - cut, 6s + 10s);
+  cluster.sim.trace().remove_sink(&expiries);
+}
+
 TEST(Session, AClientThatSawANewerZxidIsRefusedByALaggingServer) {
   // ZooKeeperServer.processConnectRequest: a client whose last seen zxid is ahead of the server's
   // is refused (the connection closes with no response); the client must try another server.

@@ -10,8 +10,14 @@ namespace zk {
 
 namespace {
 
-// NIOServerCnxnFactory's sessionlessCnxnTimeout: a connection must say who it is within 10 s.
-constexpr sim::Duration sessionless_connection_timeout = 10s;
+// NIOServerCnxnFactory's sessionlessCnxnTimeout (10 s), also the interval of its cnxnExpiryQueue:
+// a connection with no read or write for its timeout (this before its session is set up, the
+// session's after) is closed when its 10-s bucket comes due.
+constexpr std::int32_t sessionless_cnxn_timeout_ms = 10000;
+
+std::int64_t roundToNextInterval(std::int64_t time_ms) {
+  return (time_ms / sessionless_cnxn_timeout_ms + 1) * sessionless_cnxn_timeout_ms;
+}
 
 Request toRequest(const ClientRequest& request, SessionId session, std::uint64_t owner) {
   Request converted;
@@ -41,7 +47,35 @@ bool isWrite(OpCode type) {
 
 }  // namespace
 
-void ServerCnxnFactory::start() { self_.spawn(acceptLoop()); }
+void ServerCnxnFactory::start() {
+  self_.spawn(acceptLoop());
+  self_.spawn(connectionExpirer());
+}
+
+void ServerCnxnFactory::touchCnxn(Connection& connection) {
+  connection.expiry_ms = roundToNextInterval(self_.clockMs() + connection.timeout_ms);
+}
+
+sim::Task<void> ServerCnxnFactory::connectionExpirer() {
+  // ExpiryQueue: the first bucket is the one after the factory starts; each poll takes one bucket.
+  std::int64_t next_expiration_ms = roundToNextInterval(self_.clockMs());
+  while (true) {
+    std::int64_t wait_ms = next_expiration_ms - self_.clockMs();
+    if (wait_ms > 0) co_await self_.sim().sleep(std::chrono::milliseconds(wait_ms));
+    // Every connection whose bucket has come (one touched since has moved to a later bucket).
+    std::vector<std::uint64_t> expired;
+    for (const auto& [id, connection] : connections_) {
+      if (connection.expiry_ms <= next_expiration_ms) expired.push_back(id);
+    }
+    for (std::uint64_t id : expired) {
+      auto connection = connections_.find(id);
+      if (connection == connections_.end()) continue;
+      self_.sim().trace().emit(self_.id(), "server.cnxn_expire", {{"session", connection->second.session}, {"connection", id}});
+      connection->second.socket->close();  // its serve() ends and unregisters it
+    }
+    next_expiration_ms += sessionless_cnxn_timeout_ms;
+  }
+}
 
 sim::Task<void> ServerCnxnFactory::acceptLoop() {
   sim::Listener<ClientPacket> listener = self_.sim().network().listen<ClientPacket>(self_.id(), client_port);
@@ -66,6 +100,7 @@ void ServerCnxnFactory::deliverWatch(const FiredWatch& watch) {
     auto connection = connections_.find(watcher);
     if (connection == connections_.end()) continue;
     connection->second.socket->send(WatcherEvent{watch.event});
+    touchCnxn(connection->second);
     if (watch.table.empty()) {
       self_.sim().trace().emit(self_.id(), "watch.fire",
                                {{"session", connection->second.session},
@@ -85,7 +120,8 @@ void ServerCnxnFactory::deliverWatch(const FiredWatch& watch) {
 
 sim::Task<void> ServerCnxnFactory::serve(sim::Socket<ClientPacket> socket) {
   std::uint64_t id = next_connection_id_++;
-  connections_[id] = Connection{&socket, 0};
+  Connection& registered = connections_[id] = Connection{&socket, 0, sessionless_cnxn_timeout_ms, 0};
+  touchCnxn(registered);  // addCnxn
   // Unregisters the connection and drops its watches however this coroutine ends (a crash too).
   struct Registration {
     ServerCnxnFactory& factory;
@@ -96,18 +132,24 @@ sim::Task<void> ServerCnxnFactory::serve(sim::Socket<ClientPacket> socket) {
     }
   } registration{*this, id};
 
-  sim::Received<ClientPacket> first = co_await socket.receive(sessionless_connection_timeout);
+  // Silent until the connection expirer closes it, if need be.
+  sim::Received<ClientPacket> first = co_await socket.receive();
   if (!first) co_return;
+  touchCnxn(connections_.at(id));
   const auto* connect = std::get_if<ConnectRequest>(&*first.message);
   if (connect == nullptr) co_return;
   std::int32_t timeout_ms = 0;
   SessionId session = 0;
   if (!co_await establishSession(socket, id, *connect, timeout_ms, session)) co_return;
-  connections_[id].session = session;
+  Connection& connection = connections_.at(id);
+  connection.session = session;
+  connection.timeout_ms = timeout_ms;  // setSessionTimeout touches
+  touchCnxn(connection);
 
   while (socket.valid()) {
     sim::Received<ClientPacket> received = co_await socket.receive();
     if (!received) co_return;
+    touchCnxn(connections_.at(id));
     auto* request = std::get_if<ClientRequest>(&*received.message);
     if (request == nullptr) co_return;
     ZooKeeperServer* zks = self_.getActiveServer();
@@ -120,6 +162,8 @@ sim::Task<void> ServerCnxnFactory::serve(sim::Socket<ClientPacket> socket) {
       serveRead(socket, id, *request);
     } else if (!co_await serveWrite(socket, *zks, session, std::move(*request))) {
       co_return;
+    } else {
+      touchCnxn(connections_.at(id));  // the reply went out
     }
   }
 }

@@ -35,9 +35,18 @@ class ServerCnxnFactory {
   struct Connection {
     sim::Socket<ClientPacket>* socket;
     SessionId session = 0;
+    // NIOServerCnxn.getSessionTimeout: sessionlessCnxnTimeout until the session is set up.
+    std::int32_t timeout_ms = 0;
+    // Its bucket in cnxnExpiryQueue, on this server's clock (ms).
+    std::int64_t expiry_ms = 0;
   };
 
   sim::Task<void> acceptLoop();
+  // NIOServerCnxnFactory.touchCnxn, on every read or write of the connection and when its session
+  // timeout is set: cnxnExpiryQueue.update(cnxn, cnxn.getSessionTimeout()).
+  void touchCnxn(Connection& connection);
+  // ConnectionExpirerThread: at each 10-s bucket of cnxnExpiryQueue, closes the connections in it.
+  sim::Task<void> connectionExpirer();
   sim::Task<void> serve(sim::Socket<ClientPacket> socket);
   sim::Task<bool> establishSession(sim::Socket<ClientPacket>& socket, std::uint64_t id, const ConnectRequest& connect,
                                    std::int32_t& timeout_ms, SessionId& session);
