@@ -27,6 +27,7 @@ struct ScriptedServer final : sim::Node {
   zk::Zxid set_watches_zxid = 0;
   bool close_after_get_data = false;
   bool close_after_set_watches = false;
+  bool answer_close_session = true;
 
   void on_start() override { spawn(serve()); }
   sim::Task<void> serve() {
@@ -58,6 +59,8 @@ struct ScriptedServer final : sim::Node {
           open = !close_after_set_watches;
         } else if (request->type == zk::OpCode::ping) {
           reply.xid = zk::ping_xid;
+        } else if (request->type == zk::OpCode::close_session && !answer_close_session) {
+          continue;
         }
         socket.send(reply);
       }
@@ -144,6 +147,54 @@ TEST(ClientCnxn, TheSetWatchesReplyMovesTheLastZxidSeen) {
   EXPECT_EQ(server.last_zxids_presented[0], 0);
   EXPECT_EQ(server.last_zxids_presented[1], 0x10);  // the getData reply's
   EXPECT_EQ(server.last_zxids_presented[2], 0x20);  // the SetWatches reply's
+}
+
+TEST(ClientCnxn, ACloseWhoseConnectionEndsBeforeTheReplyReturnsAtOnce) {
+  // ClientCnxn.close waits for its closeSession packet to finish. When the connection ends first,
+  // SendThread.run leaves its loop (closing) and cleanup() finishes every pending packet, the close's
+  // too (CONNECTIONLOSS), so close returns then, not after a timeout.
+  sim::Simulation sim(1);
+  sim.network().set_latency(5ms, 5ms);
+  auto& server = sim.add_node<ScriptedServer>("zk1");
+  server.answer_close_session = false;
+  server.start();
+  auto& client = sim.add_node<ClientNode>("i1", std::vector<sim::NodeId>{server.id()}, 6s, [](ClientNode& self) -> sim::Task<void> {
+    co_await self.waitConnected();
+    co_await self.sim().sleep(1s);
+    self.record("closing");
+    co_await self.zk().close();
+    self.record("closed");
+  });
+  client.start();
+  sim.run_for(1100ms);
+  ASSERT_TRUE(client.has("closing"));
+  server.crash();  // the process exits: the client's connection ends 5 ms later
+  sim.run_for(20s);
+  ASSERT_TRUE(client.has("closed"));
+  EXPECT_LE(*client.when("closed") - *client.when("closing"), 200ms);
+}
+
+TEST(ClientCnxn, ARequestMadeWhileTheHandleClosesFailsWithConnectionLoss) {
+  // queuePacket: `if (!state.isAlive() || closing) conLossPacket(packet)`: CONNECTIONLOSS while the
+  // close is under way (SESSIONEXPIRED once CLOSED), and nothing more is sent.
+  sim::Simulation sim(1);
+  sim.network().set_latency(5ms, 5ms);
+  auto& server = sim.add_node<ScriptedServer>("zk1");
+  server.start();
+  auto& client = sim.add_node<ClientNode>("i1", std::vector<sim::NodeId>{server.id()}, 6s, [](ClientNode& self) -> sim::Task<void> {
+    co_await self.waitConnected();
+    self.spawn(self.zk().close());
+    co_await self.sim().sleep(1ms);  // the close has begun: its closeSession is on the wire
+    zk::DataResult during = co_await self.zk().getData("/x");
+    self.record("during close: " + std::string(zk::code_name(during.code)));
+    co_await self.sim().sleep(1s);
+    zk::DataResult after = co_await self.zk().getData("/x");
+    self.record("after close: " + std::string(zk::code_name(after.code)));
+  });
+  client.start();
+  sim.run_for(5s);
+  EXPECT_TRUE(client.has("during close: CONNECTIONLOSS"));
+  EXPECT_TRUE(client.has("after close: SESSIONEXPIRED"));
 }
 
 }  // namespace

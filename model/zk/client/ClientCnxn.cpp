@@ -9,6 +9,8 @@ namespace zk {
 namespace {
 constexpr sim::Duration spin_delay = 1000ms;             // StaticHostProvider.next(1000) after a full lap
 constexpr sim::Duration max_send_ping_interval = 10000ms;  // ClientCnxn.MAX_SEND_PING_INTERVAL
+// A bound on close()'s wait for its reply that Java does not have (requestTimeout 0): the wait
+// ends with the reply, or with the connection (cleanup), which readTimeout bounds already.
 constexpr sim::Duration close_timeout = 10000ms;
 }  // namespace
 
@@ -56,10 +58,12 @@ void ClientCnxn::submitRequest(ClientRequest&& request, WatchRegistration&& watc
 }
 
 void ClientCnxn::enqueue(ClientRequest&& request, ReplyTarget&& reply, WatchRegistration&& watch) {
-  if (state_ == States::closed) {
+  if (state_ == States::closed || closing_) {
+    // queuePacket: `if (!state.isAlive() || closing) conLossPacket(packet)`, which answers
+    // SESSIONEXPIRED once CLOSED and CONNECTIONLOSS while the close is under way.
     ClientReply expired;
     expired.xid = request.xid;
-    expired.err = Code::session_expired;
+    expired.err = state_ == States::closed ? Code::session_expired : Code::connection_loss;
     // Answered now: an awaiter finds its reply ready, a callback is called before this returns.
     if (auto* callback = std::get_if<ReplyCallback>(&reply)) {
       (*callback)(std::move(expired));
@@ -142,7 +146,13 @@ sim::Task<void> ClientCnxn::sendThread() {
       continue;
     }
     co_await connectedLoop();
-    if (state_ == States::closed || closing_) break;
+    if (state_ == States::closed) break;
+    if (closing_) {
+      // SendThread.run: the connection ended while closing, so the loop ends and cleanup() fails
+      // what is pending, the closeSession too: close() returns at once instead of waiting on.
+      cleanup(Code::connection_loss);
+      break;
+    }
     state_ = States::connecting;
     cleanup(Code::connection_loss);
     trace_state("DISCONNECTED");
