@@ -69,6 +69,13 @@ struct ScriptedServer final : sim::Node {
   }
 };
 
+// A client of `server` alone, session timeout 6 s, started.
+ClientNode& startClientOf(sim::Simulation& sim, const ScriptedServer& server, ClientNode::Script script) {
+  auto& client = sim.add_node<ClientNode>("i1", std::vector<sim::NodeId>{server.id()}, 6s, std::move(script));
+  client.start();
+  return client;
+}
+
 TEST(ClientCnxn, AttemptsBeforeTheFirstConnectionAreMadeWithoutTheRandomPause) {
   // ClientCnxn.SendThread: startConnect sleeps 0..1 s only `if (!isFirstConnect)`, and
   // isFirstConnect turns false in primeConnection, once a connection is up. Two of the three servers
@@ -110,11 +117,10 @@ TEST(ClientCnxn, AReconnectPausesAtRandomBeforeItsAttempt) {
     auto& server = sim.add_node<ScriptedServer>("zk1");
     server.close_after_get_data = true;
     server.start();
-    auto& client = sim.add_node<ClientNode>("i1", std::vector<sim::NodeId>{server.id()}, 6s, [](ClientNode& self) -> sim::Task<void> {
+    startClientOf(sim, server, [](ClientNode& self) -> sim::Task<void> {
       co_await self.waitConnected();
       co_await self.zk().getData("/x");
     });
-    client.start();
     sim.run_for(5s);
     ASSERT_GE(server.connect_requests_at.size(), 2u) << "seed " << seed;
     // The hang-up reaches the client 5 ms after the getData reply was sent, 10 ms after the first
@@ -136,12 +142,11 @@ TEST(ClientCnxn, TheSetWatchesReplyMovesTheLastZxidSeen) {
   server.set_watches_zxid = 0x20;
   server.close_after_set_watches = true;
   server.start();
-  auto& client = sim.add_node<ClientNode>("i1", std::vector<sim::NodeId>{server.id()}, 6s, [](ClientNode& self) -> sim::Task<void> {
+  startClientOf(sim, server, [](ClientNode& self) -> sim::Task<void> {
     co_await self.waitConnected();
     // A watch, so that the reconnect sends SetWatches; the server hangs up after the reply.
     co_await self.zk().getData("/x", [](const zk::WatchedEvent&) {});
   });
-  client.start();
   sim.run_for(10s);
   ASSERT_GE(server.last_zxids_presented.size(), 3u);
   EXPECT_EQ(server.last_zxids_presented[0], 0);
@@ -158,14 +163,13 @@ TEST(ClientCnxn, ACloseWhoseConnectionEndsBeforeTheReplyReturnsAtOnce) {
   auto& server = sim.add_node<ScriptedServer>("zk1");
   server.answer_close_session = false;
   server.start();
-  auto& client = sim.add_node<ClientNode>("i1", std::vector<sim::NodeId>{server.id()}, 6s, [](ClientNode& self) -> sim::Task<void> {
+  auto& client = startClientOf(sim, server, [](ClientNode& self) -> sim::Task<void> {
     co_await self.waitConnected();
     co_await self.sim().sleep(1s);
     self.record("closing");
     co_await self.zk().close();
     self.record("closed");
   });
-  client.start();
   sim.run_for(1100ms);
   ASSERT_TRUE(client.has("closing"));
   server.crash();  // the process exits: the client's connection ends 5 ms later
@@ -181,7 +185,7 @@ TEST(ClientCnxn, ARequestMadeWhileTheHandleClosesFailsWithConnectionLoss) {
   sim.network().set_latency(5ms, 5ms);
   auto& server = sim.add_node<ScriptedServer>("zk1");
   server.start();
-  auto& client = sim.add_node<ClientNode>("i1", std::vector<sim::NodeId>{server.id()}, 6s, [](ClientNode& self) -> sim::Task<void> {
+  auto& client = startClientOf(sim, server, [](ClientNode& self) -> sim::Task<void> {
     co_await self.waitConnected();
     self.spawn(self.zk().close());
     co_await self.sim().sleep(1ms);  // the close has begun: its closeSession is on the wire
@@ -191,7 +195,6 @@ TEST(ClientCnxn, ARequestMadeWhileTheHandleClosesFailsWithConnectionLoss) {
     zk::DataResult after = co_await self.zk().getData("/x");
     self.record("after close: " + std::string(zk::code_name(after.code)));
   });
-  client.start();
   sim.run_for(5s);
   EXPECT_TRUE(client.has("during close: CONNECTIONLOSS"));
   EXPECT_TRUE(client.has("after close: SESSIONEXPIRED"));

@@ -9,9 +9,6 @@ namespace zk {
 namespace {
 constexpr sim::Duration spin_delay = 1000ms;             // StaticHostProvider.next(1000) after a full lap
 constexpr sim::Duration max_send_ping_interval = 10000ms;  // ClientCnxn.MAX_SEND_PING_INTERVAL
-// A bound on close()'s wait for its reply that Java does not have (requestTimeout 0): the wait
-// ends with the reply, or with the connection (cleanup), which readTimeout bounds already.
-constexpr sim::Duration close_timeout = 10000ms;
 }  // namespace
 
 ClientCnxn::ClientCnxn(sim::Node& owner, std::vector<sim::NodeId> servers, sim::Duration sessionTimeout, Watcher defaultWatcher,
@@ -411,7 +408,9 @@ sim::Task<void> ClientCnxn::close() {
     sim::Future<ClientReply> reply = promise.get_future();
     pending_.emplace(request.xid, Pending{std::move(promise), nullptr});
     socket_.send(std::move(request));
-    co_await reply.wait_for(sim(), close_timeout);
+    // submitRequest with requestTimeout 0: no bound of its own. The wait ends with the reply, or
+    // with the connection (readTimeout bounds a silent server), when sendThread's cleanup fails it.
+    co_await reply.wait(sim());
   }
   state_ = States::closed;
   cleanup(Code::session_expired);

@@ -120,8 +120,9 @@ void ServerCnxnFactory::deliverWatch(const FiredWatch& watch) {
 
 sim::Task<void> ServerCnxnFactory::serve(sim::Socket<ClientPacket> socket) {
   std::uint64_t id = next_connection_id_++;
-  Connection& registered = connections_[id] = Connection{&socket, 0, sessionless_cnxn_timeout_ms, 0};
-  touchCnxn(registered);  // addCnxn
+  // A map's entries stay put: this one is ours until the Registration below erases it.
+  Connection& connection = connections_[id] = Connection{&socket, 0, sessionless_cnxn_timeout_ms, 0};
+  touchCnxn(connection);  // addCnxn
   // Unregisters the connection and drops its watches however this coroutine ends (a crash too).
   struct Registration {
     ServerCnxnFactory& factory;
@@ -135,13 +136,12 @@ sim::Task<void> ServerCnxnFactory::serve(sim::Socket<ClientPacket> socket) {
   // Silent until the connection expirer closes it, if need be.
   sim::Received<ClientPacket> first = co_await socket.receive();
   if (!first) co_return;
-  touchCnxn(connections_.at(id));
+  touchCnxn(connection);
   const auto* connect = std::get_if<ConnectRequest>(&*first.message);
   if (connect == nullptr) co_return;
   std::int32_t timeout_ms = 0;
   SessionId session = 0;
   if (!co_await establishSession(socket, id, *connect, timeout_ms, session)) co_return;
-  Connection& connection = connections_.at(id);
   connection.session = session;
   connection.timeout_ms = timeout_ms;  // setSessionTimeout touches
   touchCnxn(connection);
@@ -149,7 +149,7 @@ sim::Task<void> ServerCnxnFactory::serve(sim::Socket<ClientPacket> socket) {
   while (socket.valid()) {
     sim::Received<ClientPacket> received = co_await socket.receive();
     if (!received) co_return;
-    touchCnxn(connections_.at(id));
+    touchCnxn(connection);
     auto* request = std::get_if<ClientRequest>(&*received.message);
     if (request == nullptr) co_return;
     ZooKeeperServer* zks = self_.getActiveServer();
@@ -163,7 +163,7 @@ sim::Task<void> ServerCnxnFactory::serve(sim::Socket<ClientPacket> socket) {
     } else if (!co_await serveWrite(socket, *zks, session, std::move(*request))) {
       co_return;
     } else {
-      touchCnxn(connections_.at(id));  // the reply went out
+      touchCnxn(connection);  // the reply went out
     }
   }
 }

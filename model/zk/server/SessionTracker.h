@@ -85,7 +85,7 @@ class LearnerSessionTracker {
   void touchSession(SessionId id, std::int32_t timeout_ms) { touch_table_[id] = timeout_ms; }
   // ZooKeeperServer.processTxnForSessionEvents on a follower: a committed createSession is touched
   // (its next PING reply relays it to the leader), a committed closeSession leaves the table.
-  void commitSession(SessionId id, std::int32_t timeout_ms) { touch_table_[id] = timeout_ms; }
+  void commitSession(SessionId id, std::int32_t timeout_ms) { touchSession(id, timeout_ms); }
   void removeSession(SessionId id) { touch_table_.erase(id); }
   // The timeout a touch of `id` waiting for the next PING reply carries, if there is one.
   std::optional<std::int32_t> pendingTouch(SessionId id) const {
