@@ -108,6 +108,11 @@ std::optional<NarratedEvent> Narrator::narrate_session(const sim::TraceEvent& ev
     return told(NarrationTopic::session, "Curator retries " + std::string(event.text("operation")) + " (attempt " + std::to_string(event.integer("attempt")) +
                                              ") after " + std::to_string(event.integer("sleep_ms")) + " ms");
   }
+  if (kind == "curator.create_null") {
+    return told(NarrationTopic::session, "Curator's protected create of " + std::string(event.text("path")) + " fails with " +
+                                             std::string(event.text("code")) +
+                                             " after its find completed the retry loop: it returns null, and any node it made stays");
+  }
   return told(NarrationTopic::session, std::string(kind) + ": " + generic_fields(event));
 }
 

@@ -170,8 +170,12 @@ void CuratorFramework::findAndDeleteProtectedNodeInBackground(std::string parent
 
 sim::Task<void> CuratorFramework::findAndDeleteLoop(std::string parentPath, std::string protectedId) {
   std::string prefix = ProtectedUtils::getProtectedPrefix(protectedId);
+  // One OperationAndData: its error callback's reset() restores the retry count, not the start
+  // time, so once connectionTimeout has passed a round made while disconnected fails at once
+  // (CURATOR-52) and sleeps as the retry policy says, not cut short by a reconnect.
+  const sim::Instant start = sim().now();
   while (isStarted()) {
-    zk::ChildrenResult children = co_await getChildren(parentPath, {}, Call::inBackground);
+    zk::ChildrenResult children = co_await backgroundGetChildren(parentPath, start);
     if (children.code == zk::Code::ok) {
       for (const std::string& child : children.children) {
         if (child.starts_with(prefix)) deleteGuaranteedInBackground(ZKPaths::makePath(parentPath, child));

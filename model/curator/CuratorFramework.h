@@ -29,6 +29,9 @@
 //   client.state              layer="curator", state               ConnectionStateManager posts a state
 //   curator.retry             operation, attempt, sleep_ms        a retryable failure is retried
 //                                                                 (attempt: 1 for the first retry)
+//   curator.create_null       path, code                          a foreground protected create returns
+//                                                                 null: it failed retryably after its find
+//                                                                 completed the shared retry loop
 //   curator.handle_replaced   old_session, new_session            a new handle's first SyncConnected
 //                                                                 after an expiry or reset
 //   latch.leader              path, id, node_path                 LeaderLatch.setLeadership(true)
@@ -54,6 +57,8 @@
 namespace curator {
 
 using namespace std::chrono_literals;
+
+class RetryLoop;
 
 struct CuratorFrameworkConfig {
   // CuratorFrameworkFactory's defaults. The server clamps the session timeout into
@@ -226,6 +231,17 @@ class CuratorFramework {
                                   sim::Instant start, zk::Code failed = zk::Code::ok);
   template <class Result>
   bool readInBackground(const ReadOperation<Result>& operation, std::string path, std::function<void(Result)> callback);
+  // ProtectedMode's state for one create's finds: where to look, the name's prefix, and for an
+  // ephemeral node the session it would belong to (checkSetSessionId, validateFoundNode).
+  struct ProtectedFind {
+    std::string parentPath;
+    std::string prefix;  // "_c_<uuid>-"
+    bool ephemeral = false;
+    zk::SessionId sessionId = 0;
+  };
+  // A nested callWithRetry over `loop`: OK with the node found (empty if none), or the code that
+  // ended the loop.
+  sim::Task<zk::CreateResult> findProtectedNodeInForeground(RetryLoop& loop, ProtectedFind& find);
   sim::Task<zk::Code> mkdirs(zk::ZooKeeper& zk, std::string path);
   sim::Task<zk::Code> deleteChildren(zk::ZooKeeper& zk, std::string path);
   sim::Task<void> guaranteedDeleteLoop(std::string path);

@@ -1,10 +1,9 @@
-// The operation builders of CuratorFrameworkImpl: CreateBuilderImpl (with protection and parent
-// creation), ExistsBuilderImpl, GetDataBuilderImpl, GetChildrenBuilderImpl, SetDataBuilderImpl,
+// The operation builders of CuratorFrameworkImpl but CreateBuilderImpl (CreateBuilderImpl.cpp):
+// ExistsBuilderImpl, GetDataBuilderImpl, GetChildrenBuilderImpl, SetDataBuilderImpl,
 // DeleteBuilderImpl and CuratorMultiTransactionImpl, each a loop over RetryLoop.
 #include <algorithm>
 
 #include "model/curator/CuratorFramework.h"
-#include "model/curator/ProtectedUtils.h"
 #include "model/curator/RetryLoop.h"
 #include "model/curator/ZKPaths.h"
 
@@ -12,93 +11,6 @@ namespace curator {
 
 namespace {
 constexpr int delete_children_rounds_max = 16;  // NOTEMPTY again after deleting the children: others keep adding
-}
-
-sim::Task<zk::CreateResult> CuratorFramework::create(std::string path, std::string data, CreateOptions options) {
-  ELECTSIM_ASSERT(!path.empty() && path.front() == '/');
-  const bool protect = options.withProtection;
-  const bool ephemeral = zk::is_ephemeral(options.mode);
-  const bool parents = options.creatingParentsIfNeeded || options.creatingParentContainersIfNeeded;
-  // ProtectedMode: one UUID for every attempt of this create.
-  std::string protectedId = protect ? (options.protectedId.empty() ? newProtectedId() : options.protectedId) : std::string();
-  std::string adjustedPath = protect ? ProtectedUtils::toProtectedZNodePath(path, protectedId) : path;
-  std::string parentPath = ZKPaths::getParent(adjustedPath);
-  std::string prefix = protect ? ProtectedUtils::getProtectedPrefix(protectedId) : std::string();
-  zk::SessionId sessionId = 0;  // ProtectedMode.sessionId, for ephemeral modes
-  bool firstTime = true;
-  RetryLoop loop(*this, "create", options.call);
-  while (true) {
-    zk::CreateResult result;
-    result.code = co_await loop.beforeAttempt();
-    if (result.code == zk::Code::ok) {
-      bool localFirstTime = std::exchange(firstTime, false);
-      zk::ZooKeeper& zk = client_.getZooKeeper();  // handles live as long as the framework
-      if (protect && ephemeral && sessionId == 0) sessionId = zk.getSessionId();  // checkSetSessionId
-      std::optional<std::string> found;
-      if (protect && !localFirstTime) {
-        // findProtectedNodeInForeground: did an earlier attempt create the node after all?
-        requestCounts_.getChildren++;
-        zk::ChildrenResult children = co_await zk.getChildren(parentPath);
-        if (children.code == zk::Code::ok) {
-          auto match = std::find_if(children.children.begin(), children.children.end(),
-                                    [&prefix](const std::string& child) { return child.starts_with(prefix); });
-          if (match != children.children.end()) found = ZKPaths::makePath(parentPath, *match);
-        } else if (children.code != zk::Code::no_node) {
-          result.code = children.code;
-        }
-        zk::SessionId currentSession = client_.getZooKeeper().getSessionId();
-        if (ephemeral && currentSession != sessionId) {
-          // validateFoundNode (CURATOR-498): a node of an older session is not ours any more.
-          if (found) deleteGuaranteedInBackground(*found);
-          found.reset();
-          sessionId = currentSession;
-        }
-      }
-      if (found) {
-        result = zk::CreateResult{zk::Code::ok, *found};
-      } else if (result.code == zk::Code::ok) {
-        requestCounts_.create++;
-        result = co_await zk.create(adjustedPath, data, options.mode);
-        if (result.code == zk::Code::no_node && parents) {
-          zk::Code made = co_await mkdirs(zk, parentPath);
-          if (made == zk::Code::ok) {
-            requestCounts_.create++;
-            result = co_await zk.create(adjustedPath, data, options.mode);
-          } else {
-            result.code = made;
-          }
-        }
-      }
-    }
-    if (result.code == zk::Code::ok) co_return result;
-    if (co_await loop.shouldRetry(result.code)) continue;
-    // Giving up. A protected create may have left its node on the server: find it and delete it
-    // (CURATOR-45); foreground only after a connection loss, background after any retryable code.
-    bool orphanPossible = options.call == Call::foreground ? result.code == zk::Code::connection_loss
-                                                            : ExponentialBackoffRetry::isRetryable(result.code);
-    if (protect && orphanPossible) findAndDeleteProtectedNodeInBackground(parentPath, protectedId);
-    co_return result;
-  }
-}
-
-sim::Task<zk::Code> CuratorFramework::mkdirs(zk::ZooKeeper& zk, std::string path) {
-  // ZKPaths.mkdirs: every missing ancestor, top down, as a plain persistent node (the model's
-  // server has no CONTAINER nodes). Someone else creating one meanwhile is fine.
-  std::size_t position = 1;
-  while (position <= path.size()) {
-    std::size_t slash = path.find('/', position);
-    if (slash == std::string::npos) slash = path.size();
-    std::string prefix = path.substr(0, slash);
-    position = slash + 1;
-    requestCounts_.exists++;
-    zk::StatResult exists = co_await zk.exists(prefix);
-    if (exists.code == zk::Code::ok) continue;
-    if (exists.code != zk::Code::no_node) co_return exists.code;
-    requestCounts_.create++;
-    zk::CreateResult created = co_await zk.create(prefix, "", zk::CreateMode::persistent);
-    if (created.code != zk::Code::ok && created.code != zk::Code::node_exists) co_return created.code;
-  }
-  co_return zk::Code::ok;
 }
 
 // The reads keep in their frames only what a retry needs (the path, the watcher, the loop) and

@@ -20,6 +20,7 @@ sim::Task<InterProcessMutex::LockResult> InterProcessMutex::internalLock(std::op
   }
   LockInternals::AttemptResult attempt = co_await internals_.attemptLock(time, lockNodeBytes_);
   if (attempt.code != zk::Code::ok) co_return LockResult{attempt.code, false};
+  if (attempt.nullPath) co_return LockResult{zk::Code::ok, false, true};
   if (attempt.ourPath.empty()) co_return LockResult{zk::Code::ok, false};
   ELECTSIM_ASSERT(!lockData_.has_value());
   lockData_ = LockData{attempt.ourPath, 1};

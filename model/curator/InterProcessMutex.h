@@ -19,6 +19,7 @@ class InterProcessMutex {
   struct LockResult {
     zk::Code code = zk::Code::ok;  // not ok: what acquire would throw
     bool acquired = false;
+    bool nullPath = false;  // acquire threw NullPointerException (LockInternals::AttemptResult::nullPath)
   };
 
   // lockNodeBytes: the lock node's data (LeaderSelector passes its id).
@@ -26,6 +27,8 @@ class InterProcessMutex {
 
   // acquire(): waits as long as it takes. Java throws IOException("Lost connection while trying to
   // acquire lock") when attemptLock gives nothing back (the client stopped): CONNECTIONLOSS here.
+  // So is the NullPointerException of a null lock path: LeaderSelector.doWork, its caller, ends
+  // its task the same way whatever acquire throws.
   sim::Task<zk::Code> acquire();
   // acquire(time, unit): acquired = false when the time ran out.
   sim::Task<LockResult> acquire(sim::Duration time);

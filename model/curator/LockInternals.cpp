@@ -74,12 +74,27 @@ sim::Task<LockInternals::AttemptResult> LockInternals::attemptLock(std::optional
     attemptProtectedId_ = options.protectedId;
     zk::CreateResult created = co_await client_.create(path_, lockNodeBytes, options);
     attemptProtectedId_.clear();
-    if (created.code != zk::Code::ok) co_return AttemptResult{created.code, ""};
-    attemptPath_ = created.path;
-    AttemptResult result = co_await internalLockLoop(startMillis, time, created.path);
-    attemptPath_.reset();
+    AttemptResult result;
+    if (created.code != zk::Code::ok) {
+      result = AttemptResult{created.code, ""};
+    } else if (created.path.empty()) {
+      // The create returned null. internalLockLoop reads the children, then throws
+      // NullPointerException at `ourPath.substring`; its catch block's deleteOurPath(null) fails
+      // path validation (a suppressed IllegalArgumentException), so nothing is deleted: the node
+      // the create may have made stays in the queue as long as our session.
+      result = AttemptResult{zk::Code::ok, "", true};
+      if (client_.isStarted()) {
+        zk::ChildrenResult children = co_await getSortedChildren();
+        if (children.code != zk::Code::ok) result = AttemptResult{children.code, ""};  // thrown before the NPE
+      }
+    } else {
+      attemptPath_ = created.path;
+      result = co_await internalLockLoop(startMillis, time, created.path);
+      attemptPath_.reset();
+    }
     if (result.code != zk::Code::no_node) co_return result;
-    // NoNodeException from the driver: our node went (the session expired); try it all again.
+    // NoNodeException from the create (its parent went) or from the driver (our node went: the
+    // session expired): try it all again.
     std::optional<sim::Duration> sleep = client_.getRetryPolicy().allowRetry(retryCount++);
     if (!sleep) co_return result;
     co_await client_.sim().sleep(*sleep);

@@ -33,6 +33,9 @@ class LockInternals {
   struct AttemptResult {
     zk::Code code = zk::Code::ok;  // not ok: the exception attemptLock would throw
     std::string ourPath;           // empty with ok: timed out, or the client is no longer started
+    // The create returned null (CuratorFramework::create) and attemptLock threw the
+    // NullPointerException of internalLockLoop's `ourPath.substring`: no KeeperException.
+    bool nullPath = false;
   };
 
   LockInternals(CuratorFramework& client, std::string path, std::string lockName, int maxLeases, CuratorBugs bugs = {});

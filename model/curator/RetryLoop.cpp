@@ -20,36 +20,41 @@ bool RetryLoop::backgroundAttemptReady(CuratorFramework& client) {
 
 sim::Eager<zk::Code> RetryLoop::beforeAttempt() {
   // Nearly always the connection is up (or a foreground loop already waited once): answered without
-  // a coroutine frame, with what waitForConnection would answer at once.
+  // a coroutine frame, with what the wait would answer at once.
   if (!client_.isStarted()) return zk::Code::session_expired;
   if (call_ == Call::foreground) {
     if (waitedForConnection_) return zk::Code::ok;
-    if (client_.getZookeeperClient().isConnected()) {
-      waitedForConnection_ = true;
-      return zk::Code::ok;
-    }
-  } else if (backgroundAttemptReady(client_)) {
-    return zk::Code::ok;
+    return blockUntilConnectedOrTimedOut();
   }
-  return waitForConnection();
+  if (backgroundAttemptReady(client_)) return zk::Code::ok;
+  return waitForBackgroundConnection();
 }
 
-sim::Task<zk::Code> RetryLoop::waitForConnection() {
-  // Started at once by beforeAttempt's caller: the framework is started and not connected, and a
-  // foreground loop has not waited yet (beforeAttempt answered every other case).
-  ELECTSIM_ASSERT(client_.isStarted() && !(call_ == Call::foreground && waitedForConnection_));
+sim::Eager<zk::Code> RetryLoop::blockUntilConnectedOrTimedOut() {
+  ELECTSIM_ASSERT(call_ == Call::foreground);
+  if (!client_.isStarted()) return zk::Code::session_expired;
+  waitedForConnection_ = true;
+  if (client_.getZookeeperClient().isConnected()) return zk::Code::ok;
+  return waitForForegroundConnection();
+}
+
+sim::Task<zk::Code> RetryLoop::waitForForegroundConnection() {
+  // Started at once by blockUntilConnectedOrTimedOut: started and not connected.
+  ELECTSIM_ASSERT(client_.isStarted() && call_ == Call::foreground);
   CuratorZookeeperClient& zookeeper = client_.getZookeeperClient();
-  sim::Duration connectionTimeout = client_.config().connectionTimeout;
-  if (call_ == Call::foreground) {
-    waitedForConnection_ = true;
-    sim::Instant deadline = client_.sim().now() + connectionTimeout;
-    while (!zookeeper.isConnected() && client_.sim().now() < deadline && client_.isStarted()) {
-      co_await client_.backgroundWake_.wait_until(deadline);
-    }
-    co_return client_.isStarted() ? zk::Code::ok : zk::Code::session_expired;
+  sim::Instant deadline = client_.sim().now() + client_.config().connectionTimeout;
+  while (!zookeeper.isConnected() && client_.sim().now() < deadline && client_.isStarted()) {
+    co_await client_.backgroundWake_.wait_until(deadline);
   }
+  co_return client_.isStarted() ? zk::Code::ok : zk::Code::session_expired;
+}
+
+sim::Task<zk::Code> RetryLoop::waitForBackgroundConnection() {
+  // Started at once by beforeAttempt: started and not connected.
+  ELECTSIM_ASSERT(client_.isStarted() && call_ == Call::inBackground);
+  CuratorZookeeperClient& zookeeper = client_.getZookeeperClient();
   while (!zookeeper.isConnected()) {
-    if (client_.sim().now() - start_ >= connectionTimeout) co_return zk::Code::connection_loss;
+    if (client_.sim().now() - start_ >= client_.config().connectionTimeout) co_return zk::Code::connection_loss;
     co_await sim::first_of(client_.sim(), client_.backgroundWake_, sim::Timeout{forced_sleep});
     if (!client_.isStarted()) co_return zk::Code::session_expired;
   }

@@ -8,8 +8,9 @@
 //     if (code == zk::Code::ok || !co_await loop.shouldRetry(code)) co_return ...;
 //   }
 //
-// Nested operations of one attempt (protected create's find, mkdirs) share the attempt, as
-// ThreadLocalRetryLoop shares one loop among nested callWithRetry calls (CURATOR-559).
+// A foreground protected create's find is a nested callWithRetry: it shares the create's loop, as
+// ThreadLocalRetryLoop shares one loop among nested callWithRetry calls on a thread (CURATOR-559);
+// see CuratorFramework::create. mkdirs is plain ZooKeeper calls within the create's attempt.
 #pragma once
 
 #include <string_view>
@@ -36,6 +37,10 @@ class RetryLoop {
   // closed.
   // Ready at once (no coroutine) when there is nothing to wait for.
   sim::Eager<zk::Code> beforeAttempt();
+  // Foreground only: CuratorZookeeperClient.internalBlockUntilConnectedOrTimedOut, which every
+  // callWithRetry runs before its first attempt, a nested one included: wait at most
+  // connectionTimeout for the connection. OK, or SESSIONEXPIRED if the framework is closed.
+  sim::Eager<zk::Code> blockUntilConnectedOrTimedOut();
   // After a failed attempt: sleeps and answers true when the code is retryable and the policy
   // allows another attempt. A background operation that runs out of retries calls
   // validateConnection(codeToState(code)).
@@ -44,7 +49,8 @@ class RetryLoop {
   int retryCount() const { return retryCount_; }
 
  private:
-  sim::Task<zk::Code> waitForConnection();  // beforeAttempt when it has to wait
+  sim::Task<zk::Code> waitForForegroundConnection();  // blockUntilConnectedOrTimedOut when it has to wait
+  sim::Task<zk::Code> waitForBackgroundConnection();  // beforeAttempt of a background loop when it has to wait
 
   CuratorFramework& client_;
   std::string_view operation_;
