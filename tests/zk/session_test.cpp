@@ -365,6 +365,38 @@ TEST(Session, AWatchIsRegisteredBeforeANotificationRightBehindItsReply) {
   EXPECT_TRUE(client.has("NodeDeleted /x"));
 }
 
+TEST(Session, AWriteIsAnsweredWithItsOwnZxidBeforeLaterTxnsNotify) {
+  // FinalRequestProcessor answers a write as it applies its txn, before CommitProcessor hands it
+  // the next commit: the reply carries that txn's zxid, and a later txn's notifications follow it
+  // on the connection. Client a writes /a while b writes /b at the same instant, a watching /b;
+  // the leader reads its followers' ACKs of both in one burst in some seeds.
+  for (std::uint64_t seed = 1; seed <= 40; seed++) {
+    Cluster cluster(seed);
+    cluster.sim.run_for(3s);
+    auto& a = cluster.client("a", 10s, [](ClientNode& self) -> sim::Task<void> {
+      co_await self.waitConnected();
+      (void)co_await self.zk().create("/a", "", zk::CreateMode::persistent);
+      (void)co_await self.zk().create("/b", "", zk::CreateMode::persistent);
+      (void)co_await self.zk().exists("/b", [&self](const zk::WatchedEvent& event) { self.record(std::string(zk::event_type_name(event.type))); });
+      co_await self.sim().sleep_until(sim::Instant{} + 8s);
+      zk::StatResult set = co_await self.zk().setData("/a", "x");
+      self.record("set " + std::string(zk::code_name(set.code)));
+      self.record(self.zk().lastZxid() == set.stat.mzxid ? "reply zxid is its own" : "reply zxid is a later one");
+    });
+    auto& b = cluster.client("b", 10s, [](ClientNode& self) -> sim::Task<void> {
+      co_await self.waitConnected();
+      co_await self.sim().sleep_until(sim::Instant{} + 8s);
+      (void)co_await self.zk().setData("/b", "y");
+    });
+    a.start();
+    b.start();
+    cluster.sim.run_for(9s);
+    ASSERT_TRUE(a.has("set OK")) << "seed " << seed;
+    ASSERT_TRUE(a.has("NodeDataChanged")) << "seed " << seed;
+    EXPECT_TRUE(a.has("reply zxid is its own")) << "seed " << seed;
+  }
+}
+
 TEST(Session, ARecursiveWatchOutlivesItsEventsAndAMoveToAnotherServer) {
   // addWatch (3.6+): the watcher stays after each event, hears of nodes below its path, and the
   // client re-adds it on the next server it connects to (SetWatches2), so events keep coming.

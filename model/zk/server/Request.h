@@ -26,4 +26,14 @@ struct Request {
   std::uint64_t owner = 0;
 };
 
+// Where FinalRequestProcessor's reply to a client's write goes. ZooKeeperServer::commit sends it
+// (ServerCnxnFactory::replyToWrite) as it applies the txn, as FinalRequestProcessor does before
+// CommitProcessor hands it the next commit: so the reply carries this txn's zxid and precedes
+// every notification of a later txn on the connection.
+struct WriteReply {
+  std::uint64_t connection = 0;  // the connection id, looked up when the reply is sent
+  std::int32_t xid = 0;
+  std::vector<OpCode> opTypes;  // a multi's operations, for its results
+};
+
 }  // namespace zk

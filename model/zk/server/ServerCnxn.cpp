@@ -160,10 +160,8 @@ sim::Task<void> ServerCnxnFactory::serve(sim::Socket<ClientPacket> socket) {
     // costs a coroutine and moves its request into it.
     if (!isWrite(request->type)) {
       serveRead(socket, id, *request);
-    } else if (!co_await serveWrite(socket, *zks, session, std::move(*request))) {
+    } else if (!co_await serveWrite(id, *zks, session, std::move(*request))) {
       co_return;
-    } else {
-      touchCnxn(connection);  // the reply went out
     }
   }
 }
@@ -280,11 +278,13 @@ void ServerCnxnFactory::serveRead(sim::Socket<ClientPacket>& socket, std::uint64
 }
 
 // A write: through the leader, answered once committed and applied here.
-sim::Task<bool> ServerCnxnFactory::serveWrite(sim::Socket<ClientPacket>& socket, ZooKeeperServer& zks, SessionId session,
-                                              ClientRequest request) {
+sim::Task<bool> ServerCnxnFactory::serveWrite(std::uint64_t id, ZooKeeperServer& zks, SessionId session, ClientRequest request) {
+  WriteReply reply{id, request.xid, {}};
+  for (const ClientRequest& op : request.ops) reply.opTypes.push_back(op.type);
+  const bool closing = request.type == OpCode::close_session;
   ProcessTxnResult result;
   try {
-    result = co_await zks.submitWrite(toRequest(request, session, static_cast<std::uint64_t>(self_.myid())));
+    result = co_await zks.submitWrite(toRequest(request, session, static_cast<std::uint64_t>(self_.myid())), std::move(reply));
   } catch (const sim::BrokenPromise&) {
     co_return false;  // the server stopped serving: the client sees its connection close
   }
@@ -293,27 +293,33 @@ sim::Task<bool> ServerCnxnFactory::serveWrite(sim::Socket<ClientPacket>& socket,
   // connection loss, and its reconnect makes this server the session's owner again. Answering
   // SESSIONMOVED instead would leave a client that stays connected failing every write for good.
   if (result.error == Code::session_moved) co_return false;
+  co_return !closing;  // after a close the connection goes
+}
+
+void ServerCnxnFactory::replyToWrite(const WriteReply& write, const ProcessTxnResult& result, Zxid zxid) {
+  if (result.error == Code::session_moved) return;  // serveWrite closes the connection instead
+  auto connection = connections_.find(write.connection);
+  if (connection == connections_.end() || !connection->second.socket->valid()) return;
   ClientReply reply;
-  reply.xid = request.xid;
+  reply.xid = write.xid;
   reply.err = result.error;
   reply.stat = result.stat;
-  reply.zxid = self_.getZkDb().getDataTreeLastProcessedZxid();
+  reply.zxid = zxid;
   if (!result.path.empty()) reply.body.emplace<ClientReply::Path>(ClientReply::Path{result.path});
   if (!result.multi.empty()) {
     ELECTSIM_ASSERT(result.path.empty());  // a multi has no path of its own
     auto& results = reply.body.emplace<std::vector<OpResult>>();
     for (std::size_t i = 0; i < result.multi.size(); i++) {
       OpResult op;
-      op.type = i < request.ops.size() ? request.ops[i].type : OpCode::error;
+      op.type = i < write.opTypes.size() ? write.opTypes[i] : OpCode::error;
       op.err = result.multi[i].error;
       op.path = result.multi[i].path;
       op.stat = result.multi[i].stat;
       results.push_back(std::move(op));
     }
   }
-  if (!socket.valid()) co_return false;
-  socket.send(std::move(reply));
-  co_return request.type != OpCode::close_session;  // after a close the connection goes
+  connection->second.socket->send(std::move(reply));
+  touchCnxn(connection->second);
 }
 
 }  // namespace zk

@@ -11,6 +11,7 @@
 
 #include "model/zk/ClientPacket.h"
 #include "model/zk/server/DataTree.h"
+#include "model/zk/server/Request.h"
 #include "sim/network.h"
 
 namespace zk {
@@ -29,6 +30,9 @@ class ServerCnxnFactory {
   // Closes every connection of `session` except `except` (0: none).
   void closeSession(SessionId session, std::uint64_t except);
   void deliverWatch(const FiredWatch& watch);
+  // FinalRequestProcessor's reply to a committed write, sent on its connection if that is still
+  // open; none for SESSIONMOVED (serveWrite then closes the connection).
+  void replyToWrite(const WriteReply& write, const ProcessTxnResult& result, Zxid zxid);
   std::size_t connectionCount() const { return connections_.size(); }
 
  private:
@@ -53,8 +57,9 @@ class ServerCnxnFactory {
   // Everything but a write (FinalRequestProcessor's reads, ping, setWatches, sync), answered at once.
   void serveRead(sim::Socket<ClientPacket>& socket, std::uint64_t id, const ClientRequest& request);
   ClientReply readNode(std::uint64_t id, const ClientRequest& request);  // exists, getData, getChildren, addWatch
-  // A write, answered once committed and applied here; false: the connection goes.
-  sim::Task<bool> serveWrite(sim::Socket<ClientPacket>& socket, ZooKeeperServer& zks, SessionId session, ClientRequest request);
+  // A write, answered (by commit, replyToWrite) once committed and applied here; false: the
+  // connection goes.
+  sim::Task<bool> serveWrite(std::uint64_t id, ZooKeeperServer& zks, SessionId session, ClientRequest request);
   void traceWatchRegistered(std::uint64_t id, const std::string& path, const char* table);
 
   QuorumPeer& self_;

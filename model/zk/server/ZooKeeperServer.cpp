@@ -91,13 +91,13 @@ sim::Task<void> ZooKeeperServer::sessionExpiryLoop() {
   }
 }
 
-sim::Task<ProcessTxnResult> ZooKeeperServer::submitWrite(Request request) {
+sim::Task<ProcessTxnResult> ZooKeeperServer::submitWrite(Request request, std::optional<WriteReply> reply) {
   ELECTSIM_ASSERT(submit_);
   auto key = std::make_pair(request.sessionId, request.cxid);
   ELECTSIM_ASSERT_MSG(!pending_.contains(key), "two writes in flight with the same session and cxid");
   sim::Promise<ProcessTxnResult> promise;
   sim::Future<ProcessTxnResult> done = promise.get_future();
-  pending_.emplace(key, std::move(promise));
+  pending_.emplace(key, PendingWrite{std::move(promise), std::move(reply)});
   submit_(request);
   // Nothing of `this` is touched after the wait: the server may be gone (BrokenPromise).
   co_return co_await done.wait(self_.sim());
@@ -125,9 +125,12 @@ void ZooKeeperServer::commit(const std::shared_ptr<const Txn>& txn) {
     if (!local) self_.cnxnFactory().closeSession(header.session_id, 0);
   }
   if (local) {
-    sim::Promise<ProcessTxnResult> promise = std::move(pending->second);
+    PendingWrite write = std::move(pending->second);
     pending_.erase(pending);
-    promise.set_value(std::move(result));
+    // The reply goes now, not when the waiting coroutine resumes: commits that follow at this
+    // instant (a burst of ACKs or COMMITs read at once) must not notify ahead of it.
+    if (write.reply) self_.cnxnFactory().replyToWrite(*write.reply, result, self_.getZkDb().getDataTreeLastProcessedZxid());
+    write.promise.set_value(std::move(result));
   }
 }
 

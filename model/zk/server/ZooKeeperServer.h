@@ -59,9 +59,10 @@ class ZooKeeperServer {
   LearnerSessionTracker* learnerSessionTracker() { return learner_tracker_.get(); }
 
   // ---- requests ----
-  // Submits a write and waits until it is committed and applied here. Throws BrokenPromise if the
-  // server stops first (the client then sees its connection close).
-  sim::Task<ProcessTxnResult> submitWrite(Request request);
+  // Submits a write and waits until it is committed and applied here; with `reply`, commit answers
+  // the client then. Throws BrokenPromise if the server stops first (the client then sees its
+  // connection close).
+  sim::Task<ProcessTxnResult> submitWrite(Request request, std::optional<WriteReply> reply = std::nullopt);
   // FinalRequestProcessor: applies a committed txn, in zxid order.
   void commit(const std::shared_ptr<const Txn>& txn);
 
@@ -75,7 +76,11 @@ class ZooKeeperServer {
   Revalidate revalidate_;
   std::unique_ptr<SessionTrackerImpl> tracker_;
   std::unique_ptr<LearnerSessionTracker> learner_tracker_;
-  PendingMap<std::pair<SessionId, std::int32_t>, sim::Promise<ProcessTxnResult>> pending_;  // (session, cxid)
+  struct PendingWrite {
+    sim::Promise<ProcessTxnResult> promise;
+    std::optional<WriteReply> reply;
+  };
+  PendingMap<std::pair<SessionId, std::int32_t>, PendingWrite> pending_;  // (session, cxid)
   std::unique_ptr<sim::Scope> processes_;
 };
 
