@@ -21,7 +21,8 @@ TEST_F(DataTreeTest, StartsWithTheSystemNodes) {
   Stat rootStat;
   EXPECT_EQ(tree.getChildren("/", std::nullopt, &children, &rootStat), Code::ok);
   EXPECT_EQ(children, std::vector<std::string>{"zookeeper"});
-  EXPECT_EQ(rootStat.cversion, 0);  // put in place directly, not created
+  EXPECT_EQ(tree.getNode("/")->stat.cversion, 0);  // put in place directly, not created
+  EXPECT_EQ(rootStat.cversion, -1);                 // as a client sees it: 2 x 0 creates - 1 child
   EXPECT_EQ(rootStat.num_children, 1);
   EXPECT_EQ(tree.getChildren("/zookeeper", std::nullopt, &children, nullptr), Code::ok);
   EXPECT_EQ(children, (std::vector<std::string>{"config", "quota"}));
@@ -99,6 +100,32 @@ TEST_F(DataTreeTest, DeleteMovesPzxidButNotCversion) {
   EXPECT_EQ(stat("/p").pzxid, zxid);
   EXPECT_EQ(stat("/p").num_children, 1);
   EXPECT_EQ(tree.getNode("/p/a"), nullptr);
+}
+
+TEST_F(DataTreeTest, ClientsSeeCversionCountChangesCreatesAndDeletes) {
+  // DataNode.copyStat: cversion * 2 - numChildren, in every stat a client gets.
+  create("/p");
+  create("/p/a");
+  create("/p/b");
+  Stat seen;
+  ASSERT_EQ(tree.exists("/p", std::nullopt, &seen), Code::ok);
+  EXPECT_EQ(seen.cversion, 2);
+  EXPECT_EQ(write(makeDelete(session1, "/p/a")).error, Code::ok);
+  std::string data;
+  ASSERT_EQ(tree.getData("/p", std::nullopt, &data, &seen), Code::ok);
+  EXPECT_EQ(seen.cversion, 3);  // the delete is a change; the stored count of creates is still 2
+  EXPECT_EQ(stat("/p").cversion, 2);
+  std::vector<std::string> children;
+  ASSERT_EQ(tree.getChildren("/p", std::nullopt, &children, &seen), Code::ok);
+  EXPECT_EQ(seen.cversion, 3);
+  ProcessTxnResult created = write(makeCreate(session1, "/p/c"));
+  ASSERT_EQ(created.error, Code::ok);
+  EXPECT_EQ(created.stat.cversion, 0);  // the new node's own stat
+  ASSERT_EQ(tree.exists("/p", std::nullopt, &seen), Code::ok);
+  EXPECT_EQ(seen.cversion, 4);
+  ProcessTxnResult set = write(makeSetData(session1, "/p", "x"));
+  ASSERT_EQ(set.error, Code::ok);
+  EXPECT_EQ(set.stat.cversion, 4);  // setData's reply stat too
 }
 
 TEST_F(DataTreeTest, DeletePzxidOnlyMovesForwards) {

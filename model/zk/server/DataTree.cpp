@@ -48,9 +48,16 @@ void syncDerivedStat(DataNode& node) {
 
 }  // namespace
 
+Stat DataTree::copyStat(const DataNode& node) {
+  Stat stat = node.stat;
+  stat.cversion = node.stat.cversion * 2 - node.stat.num_children;
+  return stat;
+}
+
 DataTree::DataTree() {
   // DataTree(): the root, /zookeeper and /zookeeper/quota, then addConfigNode(). They are put into
-  // the map directly, not created, so the root's cversion stays 0 and every stat field is 0.
+  // the map directly, not created, so the root's stored cversion stays 0 (a client sees -1: one
+  // child, no create) and every other stat field is 0.
   DataNode root;
   root.children.insert("zookeeper");
   DataNode proc;
@@ -100,7 +107,7 @@ DataNode* DataTree::findNode(std::string_view path) { return const_cast<DataNode
 Code DataTree::getData(std::string_view path, std::optional<WatcherId> watcher, std::string* data, Stat* stat) {
   const DataNode* node = getNode(path);
   if (node == nullptr) return Code::no_node;
-  if (stat != nullptr) *stat = node->stat;
+  if (stat != nullptr) *stat = copyStat(*node);
   if (data != nullptr) *data = node->data;
   if (watcher) dataWatches_.addWatch(std::string(path), *watcher);
   return Code::ok;
@@ -111,7 +118,7 @@ Code DataTree::exists(std::string_view path, std::optional<WatcherId> watcher, S
   if (watcher) dataWatches_.addWatch(std::string(path), *watcher);
   const DataNode* node = getNode(path);
   if (node == nullptr) return Code::no_node;
-  if (stat != nullptr) *stat = node->stat;
+  if (stat != nullptr) *stat = copyStat(*node);
   return Code::ok;
 }
 
@@ -119,7 +126,7 @@ Code DataTree::getChildren(std::string_view path, std::optional<WatcherId> watch
                            Stat* stat) {
   const DataNode* node = getNode(path);
   if (node == nullptr) return Code::no_node;
-  if (stat != nullptr) *stat = node->stat;
+  if (stat != nullptr) *stat = copyStat(*node);
   if (children != nullptr) children->assign(node->children.begin(), node->children.end());
   if (watcher) childWatches_.addWatch(std::string(path), *watcher);
   return Code::ok;
@@ -152,7 +159,7 @@ Code DataTree::createNode(const std::string& path, const std::string& data, Sess
   child.data = data;
   child.stat = createStat(zxid, time, ephemeralOwner);
   syncDerivedStat(child);
-  if (outputStat != nullptr) *outputStat = child.stat;
+  if (outputStat != nullptr) *outputStat = copyStat(child);
   nodes_.emplace(path, std::move(child));
   if (ephemeralOwner != 0) {
     const bool registered = ephemerals_[ephemeralOwner].insert(path).second;
@@ -208,7 +215,7 @@ Code DataTree::setData(const std::string& path, const std::string& data, std::in
   node->stat.mzxid = zxid;
   node->stat.version = version;  // decided by prep (checkAndIncVersion), not incremented here
   syncDerivedStat(*node);
-  if (outputStat != nullptr) *outputStat = node->stat;
+  if (outputStat != nullptr) *outputStat = copyStat(*node);
   // Always fires, even when the data is unchanged.
   dataWatches_.triggerWatch(path, EventType::node_data_changed, nullptr, fired);
   return Code::ok;

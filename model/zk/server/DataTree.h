@@ -60,6 +60,10 @@ class DataTree {
 
   // DataTree.createStat: the stat of a node created by txn `zxid` at leader time `time`.
   static Stat createStat(Zxid zxid, std::int64_t time, SessionId ephemeralOwner);
+  // DataNode.copyStat: the stat a client is given. The stored cversion counts the creates of
+  // children (sequence numbers come from it); a client sees the changes, creates and deletes:
+  // "for every create there is a delete except for the children still present".
+  static Stat copyStat(const DataNode& node);
   // "/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config": never deleted.
   static bool isSpecialPath(std::string_view path);
 
