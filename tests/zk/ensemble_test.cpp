@@ -136,6 +136,37 @@ TEST(Ensemble, LeaderCrashElectsTheNextHighestWithinMilliseconds) {
   EXPECT_GE(*reelected - crash_time, 200ms);
 }
 
+TEST(Ensemble, AFollowerGivesUpOnALeaderThatRefusesAfterFiveTriesAndFourPauses) {
+  // Learner.connectToLeader: 5 tries 100 ms apart, the fifth failure thrown before its sleep. Server
+  // 2 wins against server 1 and dies the instant server 1 decides to follow it: every try is
+  // refused after a round trip.
+  Cluster cluster(3);
+  struct States final : sim::TraceSink {
+    Cluster& cluster;
+    std::vector<std::pair<sim::Instant, std::string>> ofServer1;
+    explicit States(Cluster& c) : cluster(c) {}
+    void on_event(const sim::TraceEvent& event) override {
+      if (event.kind != "zk.state" || event.node != cluster.server(1).id()) return;
+      std::string state(event.text("state"));
+      if (state == "FOLLOWING" && ofServer1.empty()) {
+        cluster.sim.schedule_callback(event.time, sim::no_node, [this] { cluster.server(2).crash(); });
+      }
+      if (state != "LOOKING" || !ofServer1.empty()) ofServer1.emplace_back(event.time, state);
+    }
+  } states(cluster);
+  cluster.sim.trace().add_sink(&states);
+  cluster.server(1).start();
+  cluster.server(2).start();
+  cluster.sim.run_for(3s);
+  cluster.sim.trace().remove_sink(&states);
+  ASSERT_GE(states.ofServer1.size(), 2u);
+  EXPECT_EQ(states.ofServer1[0].second, "FOLLOWING");
+  EXPECT_EQ(states.ofServer1[1].second, "LOOKING");
+  sim::Duration gaveUpAfter = states.ofServer1[1].first - states.ofServer1[0].first;
+  EXPECT_GE(gaveUpAfter, 400ms);  // four pauses
+  EXPECT_LT(gaveUpAfter, 450ms);  // and five round trips of at most 10 ms, not a fifth pause
+}
+
 TEST(Ensemble, ARestartedLeaderFollowsAndDoesNotTakeLeadershipBack) {
   Cluster cluster(3);
   ASSERT_TRUE(cluster.startAndElectHighest());

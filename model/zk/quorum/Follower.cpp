@@ -66,7 +66,7 @@ sim::Task<void> Follower::followLeader() {
 }
 
 sim::Task<bool> Follower::connectToLeader(sim::NodeId leader) {
-  // Learner.connectToLeader: up to 5 tries, all within initLimit ticks, 100 ms apart.
+  // Learner.connectToLeader: up to 5 tries, all within initLimit ticks, 100 ms apart (4 sleeps).
   const QuorumPeerConfig& config = self_.config();
   sim::Instant start = self_.sim().now();
   for (int tries = 1; tries <= connect_tries_max; tries++) {
@@ -79,6 +79,7 @@ sim::Task<bool> Follower::connectToLeader(sim::NodeId leader) {
     }
     remaining = config.init_timeout() - (self_.sim().now() - start);
     if (remaining <= leader_connect_delay_during_retry) co_return false;
+    if (tries == connect_tries_max) co_return false;  // "retries exceeded": thrown before the sleep
     co_await self_.sim().sleep(leader_connect_delay_during_retry);
   }
   co_return false;

@@ -73,7 +73,8 @@ void ZKDatabase::processTxnForSessionEvents(const Txn& txn) {
 
 void ZKDatabase::addCommittedProposal(const std::shared_ptr<const Txn>& txn) {
   if (!committed_log_.empty()) ELECTSIM_ASSERT(txn->header.zxid > committed_log_.back()->header.zxid);
-  committed_log_.push_back(txn);
+  // ZKDatabase.addCommittedProposal trims before it adds ("if (committedLog.size() >
+  // commitLogCount) committedLog.remove()"), so the log holds commitLogCount + 1 txns.
   if (committed_log_.size() > commit_log_count) {
     committed_log_.pop_front();
     // The next txn to leave was committed 500 txns ago and is out of the cache by now: its
@@ -81,6 +82,7 @@ void ZKDatabase::addCommittedProposal(const std::shared_ptr<const Txn>& txn) {
     // pop_front does not stall on it (that stall was 2.5% of bench zk's time, perf).
     __builtin_prefetch(committed_log_.front().get());
   }
+  committed_log_.push_back(txn);
 }
 
 std::shared_ptr<const Snapshot> ZKDatabase::takeSnapshot() const {

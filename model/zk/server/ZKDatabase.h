@@ -3,7 +3,7 @@
 // On disk, surviving a crash: acceptedEpoch and currentEpoch (one number each), the fsynced prefix
 // of the txn log, and the latest snapshot (a copy of the DataTree and the session table at a zxid).
 // In memory: the DataTree, the sessions with their timeouts (replicated through createSession and
-// closeSession txns), and the committedLog: the last 500 committed txns the leader can send a
+// closeSession txns), and the committedLog: the last 501 committed txns the leader can send a
 // learner as a DIFF. Loading = the snapshot, then every logged txn after it, committed or not: the
 // log has no commit records (ZooKeeper replays the same way).
 #pragma once
@@ -39,7 +39,7 @@ struct ServerDisk {
 
 class ZKDatabase {
  public:
-  // ZooKeeper.commitLogCount: how many committed txns are kept for DIFF syncs.
+  // ZKDatabase.commitLogCount: the committedLog kept for DIFF syncs holds this many txns plus one.
   static constexpr std::size_t commit_log_count = 500;
 
   DataTree& getDataTree() { return tree_; }
