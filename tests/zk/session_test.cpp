@@ -397,6 +397,44 @@ TEST(Session, AWriteIsAnsweredWithItsOwnZxidBeforeLaterTxnsNotify) {
   }
 }
 
+TEST(Session, APingToTheLeaderForASessionOwnedElsewhereClosesTheConnection) {
+  // PrepRequestProcessor checks the session's owner for a ping on the leader as for a write
+  // (ZOOKEEPER-710): a client that only pings, whose session another server now owns (a late
+  // REVALIDATE did it), is disconnected at its next ping, and its reconnect owns the session again.
+  Cluster cluster;
+  cluster.sim.run_for(3s);
+  std::optional<zk::ServerId> leader = cluster.ensemble.leader();
+  ASSERT_TRUE(leader.has_value());
+  zk::ServerId other = *leader == 1 ? 2 : 1;
+  auto& client = cluster.sim.add_node<ClientNode>("a", std::vector<sim::NodeId>{cluster.ensemble.server(*leader).id()}, 6s,
+                                                  [](ClientNode& self) -> sim::Task<void> {
+                                                    co_await self.waitConnected();
+                                                    co_await self.sim().sleep(1h);
+                                                  });
+  struct Disconnects final : sim::TraceSink {
+    sim::NodeId node;
+    std::vector<sim::Instant> at;
+    explicit Disconnects(sim::NodeId n) : node(n) {}
+    void on_event(const sim::TraceEvent& event) override {
+      if (event.kind == "client.state" && event.node == node && event.text("state") == "DISCONNECTED") at.push_back(event.time);
+    }
+  } disconnects(client.id());
+  cluster.sim.trace().add_sink(&disconnects);
+  client.start();
+  cluster.sim.run_for(2s);
+  ASSERT_TRUE(client.zk().getSessionId() != 0);
+  zk::SessionTrackerImpl* tracker = cluster.ensemble.server(*leader).getActiveServer()->sessionTracker();
+  const zk::SessionId session = client.zk().getSessionId();
+  ASSERT_EQ(tracker->setOwner(session, static_cast<std::uint64_t>(other)), zk::Code::ok);
+  const sim::Instant moved = cluster.sim.now();
+  cluster.sim.run_for(5s);
+  cluster.sim.trace().remove_sink(&disconnects);
+  ASSERT_EQ(disconnects.at.size(), 1u);
+  EXPECT_LE(disconnects.at[0] - moved, 2100ms);  // the next ping: every readTimeout / 2 = 2 s
+  EXPECT_EQ(client.zk().getSessionId(), session);  // the same session, on the leader again
+  EXPECT_EQ(tracker->checkSession(session, static_cast<std::uint64_t>(*leader)), zk::Code::ok);
+}
+
 TEST(Session, ARecursiveWatchOutlivesItsEventsAndAMoveToAnotherServer) {
   // addWatch (3.6+): the watcher stays after each event, hears of nodes below its path, and the
   // client re-adds it on the next server it connects to (SetWatches2), so events keep coming.

@@ -159,6 +159,14 @@ sim::Task<void> ServerCnxnFactory::serve(sim::Socket<ClientPacket> socket) {
     // A read is answered before this returns. Only a write waits (for its commit), so only a write
     // costs a coroutine and moves its request into it.
     if (!isWrite(request->type)) {
+      // PrepRequestProcessor.pRequest on the leader checks the owner for reads, pings, setWatches,
+      // addWatch and sync too (a follower sends them nowhere): SessionMovedException closes the
+      // connection without a reply, as for a write (FinalRequestProcessor, ZOOKEEPER-710). A
+      // session with no owner yet (a new leader) is claimed by the check.
+      if (zks->role() == ZooKeeperServer::Role::leader &&
+          zks->sessionTracker()->checkSession(session, static_cast<std::uint64_t>(self_.myid())) == Code::session_moved) {
+        co_return;
+      }
       serveRead(socket, id, *request);
     } else if (!co_await serveWrite(id, *zks, session, std::move(*request))) {
       co_return;
