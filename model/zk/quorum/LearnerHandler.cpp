@@ -46,9 +46,7 @@ void LearnerHandler::shutdown() {
 }
 
 void LearnerHandler::send(QuorumPacket&& packet) {
-  if (packet.type == PacketType::proposal && syncLimitCheckStarted_) {
-    unacked_.emplace(packet.zxid, leader_.self().sim().now());
-  }
+  if (packet.type == PacketType::proposal) syncLimitCheck_.updateProposal(packet.zxid, leader_.self().sim().now());
   socket_.send(std::move(packet));
 }
 
@@ -64,7 +62,7 @@ void LearnerHandler::queuePacket(QuorumPacket&& packet) {
 void LearnerHandler::ping() {
   if (!alive_ || !sending_) return;
   QuorumPeer& self = leader_.self();
-  if (!unacked_.empty() && self.sim().now() - unacked_.begin()->second > self.config().sync_timeout()) {
+  if (!syncLimitCheck_.check(self.sim().now(), sim::millis(self.config().sync_timeout()))) {
     self.sim().trace().emit(self.id(), "zab.learner_dropped", {{"sid", sid_}, {"reason", "transaction timeout"}});
     shutdown();
     return;
@@ -113,7 +111,7 @@ sim::Task<void> LearnerHandler::run() {
   sim::Received<QuorumPacket> newLeaderAck = co_await socket_.receive(config.init_timeout());
   if (!newLeaderAck || newLeaderAck->type != PacketType::ack) co_return;
   if (!co_await leader_.waitForNewLeaderAck(sid_, newLeaderAck->zxid)) co_return;
-  syncLimitCheckStarted_ = true;
+  syncLimitCheck_.start();
   co_await leader_.waitForStartup();
   queuePacket(packet(PacketType::uptodate, -1));
 
@@ -124,7 +122,7 @@ sim::Task<void> LearnerHandler::run() {
     tickOfNextAckDeadline_ = leader_.tick() + config.sync_limit;
     switch (received->type) {
       case PacketType::ack:
-        unacked_.erase(unacked_.begin(), unacked_.upper_bound(received->zxid));
+        syncLimitCheck_.updateAck(received->zxid);
         leader_.processAck(sid_, received->zxid);
         break;
       case PacketType::ping:

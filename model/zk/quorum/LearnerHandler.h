@@ -7,10 +7,10 @@
 // counts as synced while it sends something at least every syncLimit ticks.
 #pragma once
 
-#include <boost/container/flat_map.hpp>
 #include <vector>
 
 #include "model/zk/quorum/QuorumPacket.h"
+#include "model/zk/quorum/SyncLimitCheck.h"
 #include "sim/network.h"
 
 namespace zk {
@@ -46,10 +46,7 @@ class LearnerHandler {
   bool sending_ = false;  // startSendingPackets has run
   std::int64_t tickOfNextAckDeadline_ = 0;
   std::vector<QuorumPacket> queued_;
-  bool syncLimitCheckStarted_ = false;
-  // Proposals sent, by zxid, with when. Sent in zxid order and acknowledged from the front, so a
-  // sorted array (no allocation per proposal once it has grown) in place of a std::map.
-  boost::container::flat_map<Zxid, sim::Instant> unacked_;
+  SyncLimitCheck syncLimitCheck_;
 };
 
 }  // namespace zk
