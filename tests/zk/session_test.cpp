@@ -435,6 +435,45 @@ TEST(Session, APingToTheLeaderForASessionOwnedElsewhereClosesTheConnection) {
   EXPECT_EQ(tracker->checkSession(session, static_cast<std::uint64_t>(*leader)), zk::Code::ok);
 }
 
+TEST(Session, ANodesCtimeAndMtimeAreWallTimeWhicheverServerLeads) {
+  // PrepRequestProcessor stamps a txn with Time.currentWallTime(): the machines' wall clocks
+  // agree, so a node changed under a new leader keeps mtime - ctime equal to the time between.
+  Cluster cluster;
+  cluster.sim.run_for(3s);
+  std::optional<zk::ServerId> first = cluster.ensemble.leader();
+  ASSERT_TRUE(first.has_value());
+  auto& client = cluster.client("a", 10s, [](ClientNode& self) -> sim::Task<void> {
+    co_await self.waitConnected();
+    (void)co_await self.zk().create("/x", "", zk::CreateMode::persistent);
+    zk::StatResult created = co_await self.zk().exists("/x");
+    self.record("ctime " + std::to_string(created.stat.ctime));
+    self.record("created at " + std::to_string(sim::millis(self.sim().now().time_since_epoch())));
+    co_await self.sim().sleep_until(sim::Instant{} + 20s);
+    zk::StatResult set = co_await self.zk().setData("/x", "y");
+    self.record(set.code == zk::Code::ok ? "set OK" : "set failed");
+    self.record("mtime " + std::to_string(set.stat.mtime));
+  });
+  client.start();
+  cluster.sim.run_for(5s);
+  cluster.ensemble.server(*first).crash();  // another server leads when /x changes
+  cluster.sim.run_for(20s);
+  ASSERT_TRUE(client.has("set OK"));
+  ASSERT_NE(cluster.ensemble.leader(), first);
+  auto number = [&client](const std::string& prefix) -> std::int64_t {
+    for (const auto& [time, entry] : client.log) {
+      if (entry.rfind(prefix, 0) == 0) return std::stoll(entry.substr(prefix.size()));
+    }
+    return -1;
+  };
+  const std::int64_t run_start_ms = 1'767'225'600'000;  // 2026-01-01T00:00:00Z
+  const std::int64_t ctime = number("ctime ");
+  EXPECT_GE(ctime - run_start_ms, number("created at ") - 100);  // stamped a few round trips before
+  EXPECT_LE(ctime - run_start_ms, number("created at "));
+  const std::int64_t mtime = number("mtime ");
+  EXPECT_GE(mtime - ctime, 14'000);  // set at 20 s, created before 6 s
+  EXPECT_LE(mtime - ctime, 20'000);
+}
+
 TEST(Session, ARecursiveWatchOutlivesItsEventsAndAMoveToAnotherServer) {
   // addWatch (3.6+): the watcher stays after each event, hears of nodes below its path, and the
   // client re-adds it on the next server it connects to (SetWatches2), so events keep coming.

@@ -201,7 +201,8 @@ void Leader::submitRequest(const Request& request) {
   }
   zxid_++;
   ELECTSIM_ASSERT_MSG(counter_of(zxid_) != 0xffffffffLL, "zxid counter rollover (ZOOKEEPER-1277) is not modelled");
-  propose(prep_->pRequest2Txn(request, zxid_, self_.clockMs()));
+  // PrepRequestProcessor: new TxnHeader(..., Time.currentWallTime(), type).
+  propose(prep_->pRequest2Txn(request, zxid_, self_.wallClockMs()));
 }
 
 void Leader::propose(Txn txn) {

@@ -47,6 +47,10 @@ sim::NodeId QuorumPeer::nodeOf(ServerId sid) const {
 }
 
 std::int64_t QuorumPeer::clockMs() const { return sim::millis(sim().now().time_since_epoch()) + clock_phase_ms_; }
+std::int64_t QuorumPeer::wallClockMs() const {
+  constexpr std::int64_t run_start_ms = 1'767'225'600'000;  // 2026-01-01T00:00:00Z
+  return sim::millis(sim().now().time_since_epoch()) + run_start_ms;
+}
 
 ServerState QuorumPeer::getPeerState() const { return volatile_->state; }
 

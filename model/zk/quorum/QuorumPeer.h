@@ -33,6 +33,9 @@ class QuorumPeer final : public sim::Node {
   sim::NodeId nodeOf(ServerId sid) const;
   // The server's monotonic clock in ms (its phase is its own, as with real machines).
   std::int64_t clockMs() const;
+  // The machine's wall clock in ms since 1970 (Time.currentWallTime), for a txn's time (a node's
+  // ctime and mtime). The machines' wall clocks agree: the run starts at 2026-01-01T00:00:00Z.
+  std::int64_t wallClockMs() const;
 
   // ---- state (volatile) ----
   ServerState getPeerState() const;
