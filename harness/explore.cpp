@@ -5,12 +5,12 @@
 #include <cmath>
 #include <condition_variable>
 #include <filesystem>
-#include <iostream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
-#include "harness/atomic_file.h"
+#include "harness/failure_writer.h"
 #include "harness/recipe.h"
 #include "harness/registry.h"
 #include "harness/scenario_writer.h"
@@ -153,7 +153,11 @@ ExploreSummary explore(const ExploreOptions& options, const std::function<void(c
   unsigned running_workers = std::max(1u, std::min<unsigned>(options.jobs, static_cast<unsigned>(std::max<std::uint64_t>(total, 1))));
   unsigned workers_left = running_workers;
   std::vector<std::string> counted = options.properties.empty() ? promised_properties(options.swarm.recipe) : options.properties;
-  if (!options.out_dir.empty()) std::filesystem::create_directories(options.out_dir);
+  std::optional<FailureWriter> writer;
+  if (!options.out_dir.empty()) {
+    std::filesystem::create_directories(options.out_dir);
+    writer.emplace();
+  }
 
   std::atomic<std::uint64_t> lowest_failure{total};  // index of the lowest failing run so far
   auto worker = [&] {
@@ -165,17 +169,12 @@ ExploreSummary explore(const ExploreOptions& options, const std::function<void(c
       ExploreRun run = explore_seed(options, seed);
       std::string file;
       if (!run.failed_property.empty() && !options.out_dir.empty()) {
-        // Written at once, whole or not at all (atomic_file.h), so an interrupted sweep keeps every
-        // failure it found. File names differ by seed, so the workers need no lock for this.
-        std::string path = (std::filesystem::path(options.out_dir) / failure_file_name(run)).string();
-        try {
-          write_file_atomically(path, write_scenario(failure_scenario(run, options.found_by, options.limits)));
-          file = path;
-        } catch (const std::exception& error) {
-          std::lock_guard lock(mutex);
-          std::cerr << "explore: seed " << seed << " failed " << run.failed_property << " but its failure file was not written: " << error.what()
-                    << "\n";
-        }
+        // Written whole or not at all (atomic_file.h) by the writer's thread, which syncs it to disk
+        // there; an interrupted sweep still keeps every failure it found (finish() below). File
+        // names differ by seed. A file that cannot be written is taken out of the summary below.
+        file = (std::filesystem::path(options.out_dir) / failure_file_name(run)).string();
+        writer->submit(file, write_scenario(failure_scenario(run, options.found_by, options.limits)),
+                       "seed " + std::to_string(seed) + " failed " + run.failed_property);
       }
       if (!run.failed_property.empty()) {
         std::uint64_t known = lowest_failure.load();
@@ -220,6 +219,10 @@ ExploreSummary explore(const ExploreOptions& options, const std::function<void(c
     }
   }
   threads.clear();
+  if (writer) {
+    writer->finish();
+    if (summary.first_failure && writer->failed(summary.first_failure->file)) summary.first_failure->file.clear();
+  }
 
   summary.seed_first = options.seed + first;
   summary.seed_end = options.seed + end;

@@ -4,6 +4,7 @@
 // files are written whole; the trace a run writes reads back exactly.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -11,6 +12,7 @@
 
 #include "harness/atomic_file.h"
 #include "harness/explore.h"
+#include "harness/failure_writer.h"
 #include "harness/runner.h"
 #include "harness/scenario_parser.h"
 #include "harness/trace_reader.h"
@@ -263,6 +265,80 @@ TEST(AtomicFile, WritesTheWholeFileAndLeavesNoTemporary) {
   EXPECT_EQ(entries, 1u) << "a temporary file was left behind";
   EXPECT_THROW(harness::write_file_atomically(directory / "no-such-directory" / "x.yaml", "x"), harness::FileWriteError);
   std::filesystem::remove_all(directory);
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+TEST(FailureWriter, WritesEverySubmittedFileWholeBeforeFinishReturns) {
+  std::filesystem::path directory = std::filesystem::temp_directory_path() / ("electsim-writer-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(directory);
+  std::filesystem::create_directories(directory);
+  // More files than the queue holds: submit waits for room instead of failing or dropping any.
+  const std::size_t count = harness::FailureWriter::max_queued * 2 + 7;
+  harness::FailureWriter writer;
+  for (std::size_t i = 0; i < count; i++) {
+    writer.submit((directory / ("f" + std::to_string(i) + ".yaml")).string(), "seed: " + std::to_string(i) + "\n", "file " + std::to_string(i));
+  }
+  writer.finish();
+  writer.finish();  // idempotent, as the destructor calls it again
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(directory)) entries++;
+  EXPECT_EQ(entries, count) << "a file is missing or a temporary was left behind";
+  for (std::size_t i = 0; i < count; i += 97) {
+    std::filesystem::path file = directory / ("f" + std::to_string(i) + ".yaml");
+    EXPECT_EQ(read_file(file), "seed: " + std::to_string(i) + "\n");
+    EXPECT_FALSE(writer.failed(file.string()));
+  }
+  std::filesystem::remove_all(directory);
+}
+
+TEST(FailureWriter, AFileThatCannotBeWrittenIsReportedAndTheOthersAreWritten) {
+  std::filesystem::path directory = std::filesystem::temp_directory_path() / ("electsim-writer-bad-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(directory);
+  std::filesystem::create_directories(directory / "taken.yaml");  // a directory where the file should go
+  testing::internal::CaptureStderr();
+  harness::FailureWriter writer;
+  writer.submit((directory / "taken.yaml").string(), "x\n", "seed 5 failed full-coverage");
+  writer.submit((directory / "fine.yaml").string(), "y\n", "seed 6 failed full-coverage");
+  writer.finish();
+  std::string errors = testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(writer.failed((directory / "taken.yaml").string()));
+  EXPECT_FALSE(writer.failed((directory / "fine.yaml").string()));
+  EXPECT_EQ(read_file(directory / "fine.yaml"), "y\n");
+  EXPECT_EQ(errors.rfind("explore: seed 5 failed full-coverage but its failure file was not written: cannot write ", 0), 0u) << errors;
+  EXPECT_EQ(std::count(errors.begin(), errors.end(), '\n'), 1) << errors;
+  std::filesystem::remove_all(directory);
+}
+
+TEST(FailureWriter, ASweepWhoseFirstFailureFileCannotBeWrittenNamesNoFile) {
+  std::filesystem::path out = std::filesystem::temp_directory_path() / ("electsim-reliability-unwritable-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(out);
+  ExploreOptions options = small_sweep(6);
+  options.out_dir = out.string();
+  options.found_by = "reliability_test";
+  options.test_hook = plant_failure(false);
+  harness::ExploreSummary written = quiet_explore(options);
+  ASSERT_TRUE(written.first_failure.has_value());
+  ASSERT_FALSE(written.first_failure->file.empty());
+  EXPECT_TRUE(std::filesystem::is_regular_file(written.first_failure->file));
+  // Again, with a directory in the way of the first failure's file (seed 3); seed 6's is written.
+  std::filesystem::remove_all(out);
+  std::filesystem::create_directories(written.first_failure->file);
+  testing::internal::CaptureStderr();
+  harness::ExploreSummary blocked = quiet_explore(options);
+  std::string errors = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(blocked.failures, 2u);
+  ASSERT_TRUE(blocked.first_failure.has_value());
+  EXPECT_EQ(blocked.first_failure->seed, 3u);
+  EXPECT_TRUE(blocked.first_failure->file.empty()) << blocked.first_failure->file;
+  EXPECT_NE(errors.find("explore: seed 3 failed model-sanity but its failure file was not written"), std::string::npos) << errors;
+  std::size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(out)) files += entry.is_regular_file() ? 1 : 0;
+  EXPECT_EQ(files, 1u);
+  std::filesystem::remove_all(out);
 }
 
 TEST(TraceReader, ReadsBackTheTraceOfARunExactly) {
