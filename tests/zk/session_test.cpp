@@ -519,6 +519,39 @@ TEST(Session, ARecursiveWatchOutlivesItsEventsAndAMoveToAnotherServer) {
   EXPECT_FALSE(watcher.has("state Expired"));
 }
 
+TEST(Session, NestedRecursiveWatchersAreCalledDeepestFirstHoweverManyTheClientHolds) {
+  // ZKWatchManager.addPersistentWatches walks from the event's path up to "/" (PathParentIterator),
+  // so nested recursive watchers are called deepest first. The client finds a few by testing each
+  // against the path and many by the walk: both must give the walk's order.
+  for (const bool many : {false, true}) {
+    Cluster cluster;
+    cluster.sim.run_for(3s);
+    std::vector<std::string> watched = {"/", "/j", "/j/a", "/jx"};  // /jx is no parent of /j/a/b
+    if (many) watched.insert(watched.end(), {"/k", "/l", "/m"});
+    ClientNode& watcher = cluster.client("watcher", 6s, [watched](ClientNode& self) -> sim::Task<void> {
+      co_await self.waitConnected();
+      for (const std::string& path : watched) {
+        (void)co_await self.zk().addWatch(path, [&self, path](const zk::WatchedEvent& event) {
+          if (event.path == "/j/a/b") self.record("watcher " + path + " " + std::string(zk::event_type_name(event.type)));
+        }, zk::AddWatchMode::persistent_recursive);
+      }
+      co_await self.zk().create("/j", "", zk::CreateMode::persistent);
+      co_await self.zk().create("/j/a", "", zk::CreateMode::persistent);
+      co_await self.zk().create("/j/a/b", "", zk::CreateMode::persistent);
+      self.record("created");
+    });
+    watcher.start();
+    cluster.sim.run_for(2s);
+    ASSERT_TRUE(watcher.has("created")) << "many " << many;
+    std::vector<std::string> calls;
+    for (const auto& [time, entry] : watcher.log) {
+      if (entry.rfind("watcher ", 0) == 0) calls.push_back(entry);
+    }
+    EXPECT_EQ(calls, (std::vector<std::string>{"watcher /j/a NodeCreated", "watcher /j NodeCreated", "watcher / NodeCreated"}))
+        << "many " << many;
+  }
+}
+
 TEST(Session, AHandleClosedDuringItsHandshakeNeverConnects) {
   // A close() while the first connect is in flight: the handshake that completes afterwards must not
   // revive the handle (ClientCnxn checks the closing state after every step of the connect).

@@ -1,6 +1,7 @@
 #include "model/zk/client/ClientCnxn.h"
 
 #include <algorithm>
+#include <array>
 
 #include "model/zk/quorum/QuorumPeerConfig.h"
 
@@ -322,6 +323,14 @@ void ClientCnxn::registerWatch(HeldWatch held, Code err) {
   }
 }
 
+namespace {
+// Whether the walk from an absolute `path` up its parents to "/" (parent_path) passes `watched`.
+bool covers(std::string_view watched, std::string_view path) {
+  if (watched == "/" || watched == path) return true;
+  return !watched.empty() && path.size() > watched.size() && path.starts_with(watched) && path[watched.size()] == '/';
+}
+}  // namespace
+
 std::vector<Watcher> ClientCnxn::materialize(const WatchedEvent& event) {
   // ZKWatchManager.materialize: which client-side watchers a notification reaches (and removes).
   std::vector<Watcher> result;
@@ -354,13 +363,36 @@ std::vector<Watcher> ClientCnxn::materialize(const WatchedEvent& event) {
     result.insert(result.end(), found->second.begin(), found->second.end());
   };
   copy(persistentWatches_, event.path);
-  if (!persistentRecursiveWatches_.empty()) {
-    std::string_view path = event.path;  // the path, then each parent up to "/"
-    while (true) {
-      copy(persistentRecursiveWatches_, path);
-      if (path == "/" || path.empty()) break;
-      path = parent_path(path);
+  if (persistentRecursiveWatches_.empty()) return result;
+  // The recursive watchers of the path, then of each parent up to "/". A client holds a recursive
+  // watch or two (a CuratorCache's): testing each against the path finds them without a lookup per
+  // parent, in the same order (a deeper watched path is a longer one).
+  constexpr std::size_t scanned_at_most = 4;
+  if (persistentRecursiveWatches_.size() <= scanned_at_most && event.path.starts_with('/')) {
+    std::array<const std::vector<Watcher>*, scanned_at_most> found{};
+    std::array<std::size_t, scanned_at_most> lengths{};
+    std::size_t count = 0;
+    const std::string_view path = event.path;
+    for (const auto& [watched, watchers] : persistentRecursiveWatches_) {
+      if (!covers(watched, path)) continue;
+      // Insertion by length, longest first.
+      std::size_t at = count++;
+      while (at > 0 && lengths[at - 1] < watched.size()) {
+        found[at] = found[at - 1];
+        lengths[at] = lengths[at - 1];
+        at--;
+      }
+      found[at] = &watchers;
+      lengths[at] = watched.size();
     }
+    for (std::size_t i = 0; i < count; i++) result.insert(result.end(), found[i]->begin(), found[i]->end());
+    return result;
+  }
+  std::string_view path = event.path;  // the path, then each parent up to "/"
+  while (true) {
+    copy(persistentRecursiveWatches_, path);
+    if (path == "/" || path.empty()) break;
+    path = parent_path(path);
   }
   return result;
 }
