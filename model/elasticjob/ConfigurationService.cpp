@@ -7,7 +7,7 @@ namespace elasticjob {
 sim::Task<JobConfiguration> ConfigurationService::load(bool fromCache) {
   std::optional<std::string> result;
   if (fromCache) {
-    result = co_await env_.storage.getJobNodeData(std::string(ConfigurationNode::ROOT));
+    result = co_await env_.storage.getJobNodeData(ConfigurationNode::ROOT);
     if (!result) result = co_await env_.storage.getJobNodeDataDirectly(std::string(ConfigurationNode::ROOT));
   } else {
     result = co_await env_.storage.getJobNodeDataDirectly(std::string(ConfigurationNode::ROOT));
@@ -33,7 +33,7 @@ sim::Task<JobConfiguration> ConfigurationService::setUpJobConfiguration(std::str
                                       *original + "', your job class is '" + jobClassName + "'");
     }
   }
-  bool configExisted = co_await env_.storage.isJobNodeExisted(std::string(ConfigurationNode::ROOT));
+  bool configExisted = co_await env_.storage.isJobNodeExisted(ConfigurationNode::ROOT);
   if (!configExisted || jobConfig.overwrite) {
     co_await env_.storage.replaceJobNode(std::string(ConfigurationNode::ROOT), jobConfig.marshal());
     co_await env_.storage.replaceJobRootNode(std::move(jobClassName));

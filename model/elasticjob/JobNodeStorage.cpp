@@ -11,12 +11,16 @@ JobNodeStorage::JobNodeStorage(ZookeeperRegistryCenter& regCenter, std::string j
 // no coroutine frame of its own. Each takes its key by value into the callee, so nothing refers back
 // into this call.
 
-sim::Task<bool> JobNodeStorage::isJobNodeExisted(std::string node) { return regCenter_.isExisted(jobNodePath_.getFullPath(node)); }
+sim::Task<bool> JobNodeStorage::isJobNodeExisted(std::string_view node) { return regCenter_.isExisted(jobNodePath_.getFullPath(node)); }
 
 sim::Task<bool> JobNodeStorage::isJobRootNodeExisted() { return regCenter_.isExisted(jobNodePath_.getRootPath()); }
 
-sim::Eager<std::optional<std::string>> JobNodeStorage::getJobNodeData(std::string node) {
-  return regCenter_.get(jobNodePath_.getFullPath(node));
+sim::Eager<std::optional<std::string>> JobNodeStorage::getJobNodeData(std::string_view node) {
+  // ZookeeperRegistryCenter.get: the cache's value, else a direct read. The key is built in a
+  // reused buffer, so a cached answer (nearly every read) makes no key string.
+  keyScratch_.assign("/").append(jobNodePath_.getJobName()).append("/").append(node);
+  if (const std::string* cached = regCenter_.getCachedOnly(keyScratch_)) return std::optional<std::string>(*cached);
+  return regCenter_.getDirectly(keyScratch_);
 }
 
 sim::Task<std::optional<std::string>> JobNodeStorage::getJobNodeDataDirectly(std::string node) {

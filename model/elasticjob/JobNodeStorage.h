@@ -17,9 +17,10 @@ class JobNodeStorage {
  public:
   JobNodeStorage(ZookeeperRegistryCenter& regCenter, std::string jobName);
 
-  sim::Task<bool> isJobNodeExisted(std::string node);
+  // The reads of a node take a view: they build what they send before returning.
+  sim::Task<bool> isJobNodeExisted(std::string_view node);
   sim::Task<bool> isJobRootNodeExisted();
-  sim::Eager<std::optional<std::string>> getJobNodeData(std::string node);
+  sim::Eager<std::optional<std::string>> getJobNodeData(std::string_view node);
   sim::Task<std::optional<std::string>> getJobNodeDataDirectly(std::string node);
   sim::Task<std::vector<std::string>> getJobNodeChildrenKeys(std::string node);
   sim::Eager<std::optional<std::string>> getJobRootNodeData();
@@ -57,6 +58,7 @@ class JobNodeStorage {
  private:
   ZookeeperRegistryCenter& regCenter_;
   JobNodePath jobNodePath_;
+  std::string keyScratch_;  // getJobNodeData's key, valid during the call
 };
 
 }  // namespace elasticjob

@@ -69,14 +69,14 @@ sim::Task<bool> LeaderService::isLeaderDirectly() {
   // isLeader() evaluates getJobInstance(jobName).getJobInstanceId() before the read and checks
   // isShutdown only before both (the caller did): a job shut down during the read still compares.
   std::string localId = env_.requireLocalInstanceId("LeaderService.isLeader");
-  std::optional<std::string> leader = co_await env_.storage.getJobNodeData(std::string(LeaderNode::INSTANCE));
+  std::optional<std::string> leader = co_await env_.storage.getJobNodeData(LeaderNode::INSTANCE);
   bool answer = leader && *leader == localId;
   directView_ = answer;  // a direct read: ZooKeeper's value just now
   refreshBelief();
   co_return answer;
 }
 
-sim::Task<bool> LeaderService::hasLeader() { return env_.storage.isJobNodeExisted(std::string(LeaderNode::INSTANCE)); }
+sim::Task<bool> LeaderService::hasLeader() { return env_.storage.isJobNodeExisted(LeaderNode::INSTANCE); }
 
 sim::Task<void> LeaderService::removeLeader() {
   co_await env_.storage.removeJobNodeIfExisted(std::string(LeaderNode::INSTANCE));

@@ -34,7 +34,7 @@ sim::Task<void> ShardingService::setReshardingFlag() {
 }
 
 sim::Task<bool> ShardingService::isNeedSharding() {
-  co_return co_await env_.storage.isJobNodeExisted(std::string(ShardingNode::NECESSARY));
+  co_return co_await env_.storage.isJobNodeExisted(ShardingNode::NECESSARY);
 }
 
 sim::Task<void> ShardingService::shardingIfNecessary() {
@@ -95,8 +95,8 @@ sim::Task<void> ShardingService::blockUntilShardingCompleted() {
   while (true) {
     bool leader = co_await leaderService_.isLeaderUntilBlock();
     if (leader) break;
-    bool pending = co_await env_.storage.isJobNodeExisted(std::string(ShardingNode::NECESSARY));
-    if (!pending) pending = co_await env_.storage.isJobNodeExisted(std::string(ShardingNode::PROCESSING));
+    bool pending = co_await env_.storage.isJobNodeExisted(ShardingNode::NECESSARY);
+    if (!pending) pending = co_await env_.storage.isJobNodeExisted(ShardingNode::PROCESSING);
     if (!pending) break;
     ELECTSIM_ASSERT(++polls < polls_max);
     co_await env_.sim().sleep(waitingShortTime);  // "sleep short time until sharding completed"
