@@ -25,7 +25,7 @@ sim::Task<bool> LeaderElectionJobListener::isActiveElection(const DataChangedEve
 }
 
 sim::Eager<bool> LeaderElectionJobListener::isPassiveElection(const DataChangedEvent& event) {
-  if (env_.registry.getJobInstance(env_.jobName()) == nullptr) return false;
+  if (env_.getJobInstance() == nullptr) return false;
   // isLeaderCrashed: named "crashed", true for any removal of the leader node (source 001).
   if (!paths_.isLeaderInstancePath(event.key) || event.type != DataChangedEvent::Type::DELETED) return false;
   return serverService_.isAvailableServer(env_.localIp());

@@ -30,12 +30,14 @@ struct JobEnvironment {
   const std::string& jobName() const { return storage.getJobName(); }
   // JobRegistry.getInstance().isShutdown(jobName), asked of the job's entry.
   bool isShutdown() const { return JobRegistry::isShutdown(registryEntry); }
+  // JobRegistry.getInstance().getJobInstance(jobName), asked of the job's entry: null once shut down.
+  const JobInstance* getJobInstance() const { return JobRegistry::getJobInstance(registryEntry); }
   sim::Simulation& sim() const { return node.sim(); }
   // The local instance's id, or "" once the job is shut down (the registry entry is gone).
   std::string localInstanceId() const { return std::string(localInstanceIdView()); }
   // The same without a copy: valid until the registry changes (for comparisons made at once).
   std::string_view localInstanceIdView() const {
-    const JobInstance* instance = registry.getJobInstance(jobName());
+    const JobInstance* instance = getJobInstance();
     return instance == nullptr ? std::string_view() : std::string_view(instance->jobInstanceId);
   }
   // JobRegistry.getInstance().getJobInstance(jobName).getJobInstanceId() and .getServerIp(): Java
@@ -45,7 +47,7 @@ struct JobEnvironment {
   std::string requireLocalInstanceId(std::string_view where) const { return std::string(requireLocalInstance(where).jobInstanceId); }
   std::string localIp() const { return std::string(requireLocalInstance("getServerIp").getServerIp()); }
   const JobInstance& requireLocalInstance(std::string_view where) const {
-    const JobInstance* instance = registry.getJobInstance(jobName());
+    const JobInstance* instance = getJobInstance();
     if (instance == nullptr) throw NullPointerException("NullPointerException: " + std::string(where) + " of shut-down job " + jobName());
     return *instance;
   }

@@ -60,6 +60,8 @@ class JobRegistry {
   // isShutdown of it, with no lookup by name at every event (JobEnvironment::isShutdown).
   const Job& entry(const std::string& jobName) { return jobs_[jobName]; }
   static bool isShutdown(const Job& job) { return job.scheduler == nullptr || !job.jobInstance; }
+  // getJobInstance(jobName), asked of the job's entry.
+  static const JobInstance* getJobInstance(const Job& job) { return job.jobInstance ? &*job.jobInstance : nullptr; }
 
  private:
   const Job* find(std::string_view jobName) const;

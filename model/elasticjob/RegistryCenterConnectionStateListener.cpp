@@ -6,7 +6,7 @@ namespace elasticjob {
 
 sim::Task<void> RegistryCenterConnectionStateListener::onStateChanged(RegistryCenterState newState) {
   if (env_.isShutdown()) co_return;
-  JobScheduleController* controller = env_.registry.getJobScheduleController(env_.jobName());
+  JobScheduleController* controller = env_.registryEntry.scheduler;  // getJobScheduleController(jobName)
   ELECTSIM_ASSERT(controller != nullptr);
   if (newState == RegistryCenterState::UNAVAILABLE) {
     controller->pauseJob();

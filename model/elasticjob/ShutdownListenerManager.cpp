@@ -6,7 +6,7 @@ namespace elasticjob {
 
 sim::Eager<void> InstanceShutdownStatusJobListener::onChange(const DataChangedEvent& event) {
   if (env_.isShutdown()) return sim::Eager<void>::done();
-  JobScheduleController* controller = env_.registry.getJobScheduleController(env_.jobName());
+  JobScheduleController* controller = env_.registryEntry.scheduler;  // getJobScheduleController(jobName)
   ELECTSIM_ASSERT(controller != nullptr);
   if (controller->isPaused()) return sim::Eager<void>::done();
   if (!paths_.isLocalInstancePath(event.key) || event.type != DataChangedEvent::Type::DELETED) return sim::Eager<void>::done();
