@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <utility>
 
 #include "sim/inbox.h"
 #include "sim/random.h"
@@ -143,7 +144,11 @@ class Connection final : public ConnectionBase {
   }
   void push_close(int direction, Instant sent) override { in_flight_[direction].emplace_back(sent, std::nullopt); }
 
-  void push(int direction, Instant sent, M&& message) { in_flight_[direction].emplace_back(sent, std::move(message)); }
+  // The message is made in place from `part` (M itself, or what M is made from).
+  template <class Part>
+  const M& push(int direction, Instant sent, Part&& part) {
+    return *in_flight_[direction].emplace_back(sent, std::in_place, std::forward<Part>(part)).item;
+  }
   Ring<M>& received(int side) { return received_[side]; }
 
  private:
@@ -151,7 +156,8 @@ class Connection final : public ConnectionBase {
   // Ring::emplace_back builds with parentheses, which clang 14 rejects for aggregates; and the
   // message moves once, straight into place.
   struct InFlight {
-    InFlight(Instant sent, M&& message) : sent(sent), item(std::move(message)) {}
+    template <class Part>
+    InFlight(Instant sent, std::in_place_t, Part&& part) : sent(sent), item(std::in_place, std::forward<Part>(part)) {}
     InFlight(Instant sent, std::nullopt_t) : sent(sent) {}
     Instant sent;
     std::optional<M> item;

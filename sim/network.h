@@ -17,12 +17,14 @@
 #pragma once
 
 #include <array>
+#include <concepts>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "sim/connection.h"
@@ -131,9 +133,11 @@ class Network final : public EventHandler {
     detail::ConnectionBase* connection = connections_[index].get();
     return connection->generation == generation ? connection : nullptr;
   }
-  // The message moves from the sender's Socket::send straight into the in-flight buffer.
-  template <class M>
-  void send(detail::Connection<M>& connection, int side, M&& message);
+  // The message is made in the in-flight buffer from what the sender's Socket::send hands over:
+  // the message itself, which moves once, or one of its alternatives (a ClientRequest for a
+  // ClientPacket), which moves once into a message made in place.
+  template <class M, class Part>
+  void send(detail::Connection<M>& connection, int side, Part&& part);
   void close_endpoint(detail::ConnectionBase& connection, int side);
   void unlisten(NodeId node, std::uint16_t port, detail::ListenerBase* listener);
   Simulation& sim() const { return sim_; }
@@ -221,13 +225,16 @@ class Socket {
 
   // Non-blocking, like a write into the kernel's send buffer. False if this side is closed. A
   // message passed as an rvalue moves once, into the connection's in-flight buffer.
-  bool send(M&& message) {
-    detail::Connection<M>* connection = resolve();
-    if (connection == nullptr || !connection->ends[side_].open) return false;
-    network_->send(*connection, side_, std::move(message));
-    return true;
+  bool send(M&& message) { return sendPart(std::move(message)); }
+  bool send(const M& message) { return sendPart(message); }
+  // One alternative of a variant message (socket.send(std::move(request)) on a ClientPacket
+  // socket): the message is made around it in the in-flight buffer, where converting it to M first
+  // would move it twice and destroy a moved-from copy (1.6% of an exploration's instructions).
+  template <class Part>
+    requires(!std::same_as<std::remove_cvref_t<Part>, M> && std::constructible_from<M, Part &&>)
+  bool send(Part&& part) {
+    return sendPart(std::forward<Part>(part));
   }
-  bool send(const M& message) { return send(M(message)); }
 
   // From now on, what this socket receives (and its close) arrives in `inbox`.
   void attach(Inbox<M>& inbox) {
@@ -313,6 +320,14 @@ class Socket {
   }
 
  private:
+  template <class Part>
+  bool sendPart(Part&& part) {
+    detail::Connection<M>* connection = resolve();
+    if (connection == nullptr || !connection->ends[side_].open) return false;
+    network_->send(*connection, side_, std::forward<Part>(part));
+    return true;
+  }
+
   detail::Connection<M>* resolve() const {
     if (network_ == nullptr) return nullptr;
     return static_cast<detail::Connection<M>*>(network_->connection(index_, generation_));
@@ -408,11 +423,11 @@ detail::Connection<M>& Network::open_connection(NodeId client, NodeId server) {
   return reference;
 }
 
-template <class M>
-void Network::send(detail::Connection<M>& connection, int side, M&& message) {
+template <class M, class Part>
+void Network::send(detail::Connection<M>& connection, int side, Part&& part) {
   stats_.messages_sent++;
+  const M& message = connection.push(side, sim_.now(), std::forward<Part>(part));
   if (describer_ != nullptr) [[unlikely]] trace_push(connection, side, describer_(sim_, detail::message_type_tag<M>(), &message));
-  connection.push(side, sim_.now(), std::move(message));
   schedule_delivery(connection, side);
 }
 

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <variant>
+
 #include "tests/sim/script_node.h"
 
 namespace {
@@ -61,6 +63,62 @@ TEST(Network, DeliveryIsFifoUnderRandomLatencyAndWithinItsBounds) {
     EXPECT_GE(time, epoch + 1ms + 1ms);  // handshake plus at least one latency
     EXPECT_LE(time, epoch + 150ms);      // SYN, SYN-ACK and the data, each at most 50ms
   }
+}
+
+// A message alternative that counts how it is moved and copied.
+struct Counted {
+  static inline int moves = 0;
+  static inline int copies = 0;
+  int value = 0;
+  explicit Counted(int v) : value(v) {}
+  Counted(Counted&& other) noexcept : value(other.value) { moves++; }
+  Counted(const Counted& other) : value(other.value) { copies++; }
+  Counted& operator=(Counted&& other) noexcept {
+    value = other.value;
+    moves++;
+    return *this;
+  }
+  Counted& operator=(const Counted& other) {
+    value = other.value;
+    copies++;
+    return *this;
+  }
+};
+using CountedMessage = std::variant<Counted, int>;
+
+TEST(Network, AnAlternativeOfAVariantMessageIsMadeInPlaceMovedOnce) {
+  // Socket::send of one alternative builds the message in the in-flight buffer around it: one move
+  // (or one copy of an lvalue), not a conversion to the variant and a second move.
+  Simulation sim{5};
+  ScriptNode& server = sim.add_node<ScriptNode>("server", [](ScriptNode& self) -> Task<void> {
+    Listener<CountedMessage> listener = self.sim().network().listen<CountedMessage>(self.id(), port);
+    Socket<CountedMessage> socket = co_await listener.accept();
+    while (true) {
+      Received<CountedMessage> received = co_await socket.receive();
+      if (!received) co_return;
+      if (const auto* counted = std::get_if<Counted>(&*received)) self.record("counted " + std::to_string(counted->value));
+      if (const auto* number = std::get_if<int>(&*received)) self.record("int " + std::to_string(*number));
+    }
+  });
+  ScriptNode& client = sim.add_node<ScriptNode>("client", [](ScriptNode& self) -> Task<void> {
+    auto socket = co_await self.sim().network().connect<CountedMessage>(0, port, 1s);
+    ELECTSIM_ASSERT(socket.has_value());
+    Counted::moves = Counted::copies = 0;
+    Counted first(1);
+    socket->send(std::move(first));
+    self.record("after a moved alternative: " + std::to_string(Counted::moves) + " moves, " + std::to_string(Counted::copies) + " copies");
+    Counted::moves = Counted::copies = 0;
+    const Counted second(2);
+    socket->send(second);
+    self.record("after an lvalue alternative: " + std::to_string(Counted::moves) + " moves, " + std::to_string(Counted::copies) + " copies");
+    socket->send(3);
+    co_await self.sim().sleep(1h);
+  });
+  server.start();
+  client.start();
+  sim.run_for(1s);
+  EXPECT_EQ(client.entries(), (std::vector<std::string>{"after a moved alternative: 1 moves, 0 copies", "after an lvalue alternative: 0 moves, 1 copies"}));
+  EXPECT_EQ(server.entries(), (std::vector<std::string>{"counted 1", "counted 2", "int 3"}));
 }
 
 TEST(Network, ACrashedPeerIsSeenClosedOneLatencyLater) {
