@@ -21,6 +21,7 @@ void Network::set_latency(Duration min, Duration max) {
   ELECTSIM_ASSERT(min <= max);
   latency_min_ = min;
   latency_max_ = max;
+  latency_draw_ = SmallRng::Uniform(min.count(), max.count());
 }
 
 std::uint64_t Network::connection_seed(NodeId client, NodeId server) {

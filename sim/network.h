@@ -177,6 +177,7 @@ class Network final : public EventHandler {
   std::uint8_t retransmission_kind_;
   Duration latency_min_ = 1ms;
   Duration latency_max_ = 1ms;
+  SmallRng::Uniform latency_draw_{latency_min_.count(), latency_max_.count()};  // uniform over the two
   Reachability reachability_;
   std::vector<std::unique_ptr<detail::ConnectionBase>> connections_;
   std::vector<std::uint32_t> generations_;  // per index, survives reuse
@@ -432,7 +433,7 @@ void Network::send(detail::Connection<M>& connection, int side, Part&& part) {
 }
 
 inline Duration Network::draw_latency(SmallRng& rng) const {
-  return Duration{rng.uniform(latency_min_.count(), latency_max_.count())};
+  return Duration{rng.uniform(latency_draw_)};
 }
 
 inline void Network::schedule_delivery(detail::ConnectionBase& connection, int direction) {

@@ -77,6 +77,32 @@ class SmallRng {
     return boost::random::uniform_int_distribution<std::int64_t>(low, high)(engine_);
   }
 
+  // uniform(low, high) for a range drawn many times (every message's latency), with Boost's
+  // per-call set-up done once: the same draws, the same values. For a range narrower than the
+  // engine's, Boost's generate_uniform_int divides the engine's range into equal buckets and
+  // rejects a draw past the last whole one; the bucket size is all it computes per call.
+  class Uniform {
+   public:
+    Uniform(std::int64_t low, std::int64_t high);
+    std::int64_t low() const { return low_; }
+    std::int64_t high() const { return high_; }
+
+   private:
+    friend class SmallRng;
+    std::int64_t low_;
+    std::int64_t high_;
+    std::uint32_t range_ = 0;
+    std::uint32_t bucket_size_ = 0;  // 0: not the narrow case; Boost's call does it all
+  };
+  std::int64_t uniform(const Uniform& draw) {
+    if (draw.low_ == draw.high_) return draw.low_;
+    if (draw.bucket_size_ == 0) return uniform(draw.low_, draw.high_);
+    while (true) {
+      std::uint32_t bucket = static_cast<std::uint32_t>(engine_() - (engine_.min)()) / draw.bucket_size_;
+      if (bucket <= draw.range_) return static_cast<std::int64_t>(bucket) + draw.low_;
+    }
+  }
+
  private:
   boost::random::taus88 engine_;
 };

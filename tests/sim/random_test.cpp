@@ -87,6 +87,32 @@ std::vector<Instant> arrival_times(bool with_noise) {
   return times;
 }
 
+TEST(Random, APreparedUniformDrawsExactlyWhatBoostsDistributionDraws) {
+  // SmallRng::Uniform does Boost's per-call set-up once; every draw must still be Boost's, or every
+  // recorded failure file stops replaying. Two generators from one seed, one drawn each way.
+  const std::int64_t two32 = std::int64_t{1} << 32;
+  std::vector<std::pair<std::int64_t, std::int64_t>> ranges = {
+      {0, 0},        {5, 5},          {0, 1},         {1'000'000, 5'000'000}, {100'000, 500'000}, {0, 255},
+      {0, 256},      {0, 1 << 30},    {7, (1 << 30) + 7}, {0, two32 - 3}, {0, two32 - 2},   {0, two32 - 1},
+      {0, two32},    {3, two32 + 3},  {0, two32 * 5},  {-50, 50},            {-two32, 10},       {1, 2},
+  };
+  Rng picker(derive_seed(9, "ranges"));
+  for (int i = 0; i < 40; i++) {
+    std::int64_t low = picker.uniform(0, 10'000'000);
+    ranges.emplace_back(low, low + picker.uniform(0, std::int64_t{1} << (i % 40)));
+  }
+  for (std::uint64_t seed = 1; seed <= 5; seed++) {
+    for (const auto& [low, high] : ranges) {
+      SmallRng prepared(derive_seed(seed, "uniform"));
+      SmallRng plain(derive_seed(seed, "uniform"));
+      const SmallRng::Uniform draw(low, high);
+      for (int n = 0; n < 200; n++) {
+        ASSERT_EQ(prepared.uniform(draw), plain.uniform(low, high)) << "[" << low << ", " << high << "] seed " << seed << " draw " << n;
+      }
+    }
+  }
+}
+
 TEST(Random, AConnectionsLatenciesIgnoreOtherTraffic) {
   std::vector<Instant> quiet = arrival_times(false);
   EXPECT_EQ(quiet.size(), 50u);
