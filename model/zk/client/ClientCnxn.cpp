@@ -71,6 +71,15 @@ void ClientCnxn::enqueue(ClientRequest&& request, ReplyTarget&& reply, WatchRegi
     return;
   }
   request.xid = xid_++;
+  if (state_ == States::connected && outgoing_.empty()) {
+    // What sendOutgoing would do with it as the only request queued, without the queue: the
+    // request moves once, onto the socket.
+    const std::int32_t xid = request.xid;
+    socket_.send(std::move(request));
+    pending_.emplace(xid, Pending{std::move(reply), hold(std::move(watch))});
+    lastSend_ = sim().now();
+    return;
+  }
   // Made in its ring slot (no Outgoing temporary to move from): the request is a large value.
   outgoing_.emplace_back(std::move(request), std::move(reply), hold(std::move(watch)));
   if (state_ == States::connected) sendOutgoing();
