@@ -99,6 +99,10 @@ class Queue {
     return true;
   }
 
+  // The item pushed last, still queued (null when none is: an item handed straight to a waiting
+  // consumer is no longer here). A producer may change it in place.
+  T* last() { return items_.empty() ? nullptr : &items_[items_.size() - 1]; }
+
   std::optional<T> try_pop() {
     if (items_.empty()) return std::nullopt;
     return items_.pop_front();

@@ -43,8 +43,29 @@ void JobNotifyExecutor::execute(DataChangedEventListener& listener, DataChangedE
   ELECTSIM_ASSERT(node);
   ELECTSIM_ASSERT(namespaceLength <= node->path.size() && namespaceLength <= UINT16_MAX);
   if (shutdown_) return;  // RejectedExecutionException, logged by Curator's listener container
-  bool queued = queue_.push(Work{&listener, std::move(node), type, static_cast<std::uint16_t>(namespaceLength)});
-  ELECTSIM_ASSERT_MSG(queued, "ListenerNotify-" + jobName_ + " has " + std::to_string(queue_max) + " events queued");
+  ELECTSIM_ASSERT_MSG(queued_ < queue_max, "ListenerNotify-" + jobName_ + " has " + std::to_string(queue_max) + " events queued");
+  queued_++;
+  const std::uint16_t index = listenerIndex(listener);
+  const auto length = static_cast<std::uint16_t>(namespaceLength);
+  // The next listener's notification of the change queued last joins its run.
+  if (Work* last = queue_.last(); last != nullptr && last->node.get() == node.get() && last->type == type &&
+                                  last->namespaceLength == length && last->firstListener + last->listenerCount == index &&
+                                  last->listenerCount < UINT16_MAX) {
+    last->listenerCount++;
+    return;
+  }
+  bool pushed = queue_.push(Work{std::move(node), index, 1, length, type});
+  ELECTSIM_ASSERT(pushed);
+}
+
+std::uint16_t JobNotifyExecutor::listenerIndex(DataChangedEventListener& listener) {
+  // A job has about ten listeners: a scan is the cheapest lookup.
+  for (std::size_t index = 0; index < listeners_.size(); index++) {
+    if (listeners_[index] == &listener) return static_cast<std::uint16_t>(index);
+  }
+  ELECTSIM_ASSERT(listeners_.size() < UINT16_MAX);
+  listeners_.push_back(&listener);
+  return static_cast<std::uint16_t>(listeners_.size() - 1);
 }
 
 void JobNotifyExecutor::shutdown() { shutdown_ = true; }
@@ -54,12 +75,17 @@ sim::Task<void> JobNotifyExecutor::run() {
     if (shutdown_ && queue_.empty()) co_return;  // the pool terminates once drained
     Work work = co_await queue_.pop();
     const DataChangedEvent event{work.type, pathWithoutNamespace(work.node->path, work.namespaceLength), work.node->data};
-    try {
-      co_await work.listener->onChange(event);
-    } catch (const ElasticJobException& error) {
-      // ThreadPoolExecutor: the task's exception is printed and the worker replaced.
-      node_.sim().trace().emit(node_.id(), "job.error",
-                               {{"job", jobName_}, {"where", work.listener->name()}, {"message", error.what()}});
+    // The run's notifications one after another, as its Runnables would be taken off the queue.
+    for (std::uint16_t i = 0; i < work.listenerCount; i++) {
+      ELECTSIM_ASSERT(queued_ > 0);
+      queued_--;
+      DataChangedEventListener* listener = listeners_[work.firstListener + i];
+      try {
+        co_await listener->onChange(event);
+      } catch (const ElasticJobException& error) {
+        // ThreadPoolExecutor: the task's exception is printed and the worker replaced.
+        node_.sim().trace().emit(node_.id(), "job.error", {{"job", jobName_}, {"where", listener->name()}, {"message", error.what()}});
+      }
     }
   }
 }

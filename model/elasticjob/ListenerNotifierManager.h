@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "model/curator/ChildData.h"
 #include "model/elasticjob/DataChangedEvent.h"
@@ -45,22 +46,35 @@ class JobNotifyExecutor {
   void execute(DataChangedEventListener& listener, DataChangedEvent::Type type, curator::SharedChildData node, std::size_t namespaceLength);
   void shutdown();
   bool isShutdown() const { return shutdown_; }
-  std::size_t pending() const { return queue_.size(); }
+  // Notifications queued and not started.
+  std::size_t pending() const { return queued_; }
+  // Queue entries holding them (a run of listeners for one change is one entry).
+  std::size_t entries() const { return queue_.size(); }
 
  private:
+  // A run of notifications of one change: the listeners firstListener, firstListener + 1, ...
+  // (in the order this executor first saw them), each handed the same node and type. One change
+  // queues one Runnable per listener of the job in Java, one after another: those consecutive
+  // Runnables are one entry here, 16 bytes where ten entries took 240 (a first sharding of 10,000
+  // items queues some 200,000 notifications on every instance). They run one by one, in order,
+  // exactly as the separate Runnables would.
   struct Work {
-    DataChangedEventListener* listener = nullptr;
     curator::SharedChildData node;
-    DataChangedEvent::Type type = DataChangedEvent::Type::IGNORED;
+    std::uint16_t firstListener = 0;
+    std::uint16_t listenerCount = 0;
     std::uint16_t namespaceLength = 0;
+    DataChangedEvent::Type type = DataChangedEvent::Type::IGNORED;
   };
-  static_assert(sizeof(Work) == 24);
+  static_assert(sizeof(Work) == 16);
+  std::uint16_t listenerIndex(DataChangedEventListener& listener);
   sim::Task<void> run();
 
   sim::Node& node_;
   std::string jobName_;
   bool started_ = false;
   bool shutdown_ = false;
+  std::vector<DataChangedEventListener*> listeners_;  // each listener once, in the order first seen
+  std::size_t queued_ = 0;
   sim::Queue<Work> queue_;
 };
 
