@@ -19,12 +19,11 @@ void FailureWriter::submit(std::string path, std::string content, std::string wh
 
 void FailureWriter::finish() {
   {
-    std::unique_lock lock(mutex_);
-    if (stopping_ && !thread_.joinable()) return;
-    changed_.wait(lock, [this] { return queue_.empty() && !busy_; });
+    std::lock_guard lock(mutex_);
     stopping_ = true;
     changed_.notify_all();
   }
+  // The thread leaves only once the queue is empty, so joining it waits for every file.
   if (thread_.joinable()) thread_.join();
 }
 
@@ -40,7 +39,6 @@ void FailureWriter::run() {
     if (queue_.empty()) return;  // stopping, and nothing left
     Job job = std::move(queue_.front());
     queue_.pop_front();
-    busy_ = true;
     changed_.notify_all();  // a submit waiting for room
     lock.unlock();
     std::string error;
@@ -56,8 +54,6 @@ void FailureWriter::run() {
     }
     lock.lock();
     if (!error.empty()) failed_.insert(job.path);
-    busy_ = false;
-    changed_.notify_all();
   }
 }
 

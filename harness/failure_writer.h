@@ -45,7 +45,6 @@ class FailureWriter {
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<Job> queue_;
-  bool busy_ = false;  // the thread holds a job taken off the queue
   bool stopping_ = false;
   std::set<std::string> failed_;
   std::thread thread_;  // last: started once the members above exist

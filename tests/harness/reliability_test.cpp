@@ -173,6 +173,15 @@ harness::ExploreSummary quiet_explore(const ExploreOptions& options) {
   return harness::explore(options, [](const harness::ExploreProgress&) {}, stop);
 }
 
+// A sweep whose every third run fails (plant_failure), writing its failure files into `out`.
+ExploreOptions failing_sweep(std::uint64_t runs, const std::filesystem::path& out, bool assertion) {
+  ExploreOptions options = small_sweep(runs);
+  options.out_dir = out.string();
+  options.found_by = "reliability_test";
+  options.test_hook = plant_failure(assertion);
+  return options;
+}
+
 class FailureInsideARun : public ::testing::TestWithParam<bool> {};
 
 TEST_P(FailureInsideARun, IsAModelSanityFindingAndTheSweepGoesOn) {
@@ -180,11 +189,7 @@ TEST_P(FailureInsideARun, IsAModelSanityFindingAndTheSweepGoesOn) {
   std::filesystem::path out = std::filesystem::temp_directory_path() / ("electsim-reliability-" + std::to_string(::getpid()) +
                                                                         (assertion ? "-assert" : "-throw"));
   std::filesystem::remove_all(out);
-  ExploreOptions options = small_sweep(9);
-  options.out_dir = out.string();
-  options.found_by = "reliability_test";
-  options.test_hook = plant_failure(assertion);
-  harness::ExploreSummary summary = quiet_explore(options);
+  harness::ExploreSummary summary = quiet_explore(failing_sweep(9, out, assertion));
   ExploreOptions clean = small_sweep(9);
   harness::ExploreSummary baseline = quiet_explore(clean);
 
@@ -316,10 +321,7 @@ TEST(FailureWriter, AFileThatCannotBeWrittenIsReportedAndTheOthersAreWritten) {
 TEST(FailureWriter, ASweepWhoseFirstFailureFileCannotBeWrittenNamesNoFile) {
   std::filesystem::path out = std::filesystem::temp_directory_path() / ("electsim-reliability-unwritable-" + std::to_string(::getpid()));
   std::filesystem::remove_all(out);
-  ExploreOptions options = small_sweep(6);
-  options.out_dir = out.string();
-  options.found_by = "reliability_test";
-  options.test_hook = plant_failure(false);
+  const ExploreOptions options = failing_sweep(6, out, false);
   harness::ExploreSummary written = quiet_explore(options);
   ASSERT_TRUE(written.first_failure.has_value());
   ASSERT_FALSE(written.first_failure->file.empty());

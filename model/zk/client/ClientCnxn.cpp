@@ -55,6 +55,15 @@ void ClientCnxn::submitRequest(ClientRequest&& request, WatchRegistration&& watc
   enqueue(std::move(request), std::move(callback), std::move(watch));
 }
 
+// Inlined into both callers: as a call of its own it took back 0.5% of an exploration's instructions.
+[[gnu::always_inline]] inline void ClientCnxn::transmit(ClientRequest&& request, ReplyTarget&& reply, HeldWatch&& watch) {
+  // The request moves once, onto the socket; its reply waits in pending_ under its xid.
+  const std::int32_t xid = request.xid;
+  socket_.send(std::move(request));
+  pending_.emplace(xid, Pending{std::move(reply), std::move(watch)});
+  lastSend_ = sim().now();
+}
+
 void ClientCnxn::enqueue(ClientRequest&& request, ReplyTarget&& reply, WatchRegistration&& watch) {
   if (state_ == States::closed || closing_) {
     // queuePacket: `if (!state.isAlive() || closing) conLossPacket(packet)`, which answers
@@ -72,12 +81,8 @@ void ClientCnxn::enqueue(ClientRequest&& request, ReplyTarget&& reply, WatchRegi
   }
   request.xid = xid_++;
   if (state_ == States::connected && outgoing_.empty()) {
-    // What sendOutgoing would do with it as the only request queued, without the queue: the
-    // request moves once, onto the socket.
-    const std::int32_t xid = request.xid;
-    socket_.send(std::move(request));
-    pending_.emplace(xid, Pending{std::move(reply), hold(std::move(watch))});
-    lastSend_ = sim().now();
+    // Nothing waits to be sent: straight onto the socket, as sendOutgoing would send it.
+    transmit(std::move(request), std::move(reply), hold(std::move(watch)));
     return;
   }
   // Made in its ring slot (no Outgoing temporary to move from): the request is a large value.
@@ -112,14 +117,10 @@ ClientReply ClientCnxn::ReplyAwaiter::await_resume() {
 
 void ClientCnxn::sendOutgoing() {
   while (!outgoing_.empty()) {
-    // Taken apart in place (a send wakes no one before this loop ends): the request moves once,
-    // onto the socket.
+    // Taken apart in place (a send wakes no one before this loop ends).
     Outgoing& next = outgoing_.front();
-    std::int32_t xid = next.request.xid;
-    socket_.send(std::move(next.request));
-    pending_.emplace(xid, Pending{std::move(next.reply), std::move(next.watch)});
+    transmit(std::move(next.request), std::move(next.reply), std::move(next.watch));
     outgoing_.drop_front();
-    lastSend_ = sim().now();
   }
 }
 

@@ -148,6 +148,7 @@ class ClientCnxn {
   sim::Task<bool> startConnect();
   sim::Task<void> connectedLoop();
   void sendOutgoing();
+  void transmit(ClientRequest&& request, ReplyTarget&& reply, HeldWatch&& watch);  // one request, sent now
   void readResponse(ClientPacket& packet);
   void registerWatch(HeldWatch watch, Code err);
   void cleanup(Code reason);
