@@ -84,8 +84,6 @@ class SmallRng {
   class Uniform {
    public:
     Uniform(std::int64_t low, std::int64_t high);
-    std::int64_t low() const { return low_; }
-    std::int64_t high() const { return high_; }
 
    private:
     friend class SmallRng;
