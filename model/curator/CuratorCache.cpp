@@ -1,6 +1,7 @@
 #include "model/curator/CuratorCache.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include <boost/container/small_vector.hpp>
 
@@ -113,6 +114,15 @@ const CuratorCache::BackgroundRead<zk::DataResult> CuratorCache::nodeChangedRead
 const CuratorCache::BackgroundRead<zk::ChildrenResult> CuratorCache::childrenChangedRead{
     &CuratorFramework::getChildrenInBackground, &CuratorFramework::backgroundGetChildren, &CuratorCache::childrenRead};
 
+template <class Result>
+const CuratorCache::BackgroundRead<Result>& CuratorCache::backgroundRead() {
+  if constexpr (std::is_same_v<Result, zk::DataResult>) {
+    return nodeChangedRead;
+  } else {
+    return childrenChangedRead;
+  }
+}
+
 // A read sent with a callback (nearly always: the client is connected) keeps nothing of the cache in
 // a frame while it is in flight: in a burst of notifications there is one per changed node. Its
 // callback runs when an awaiting coroutine would have been resumed, and a failed first attempt
@@ -123,15 +133,18 @@ sim::Task<void> CuratorCache::readTask(const BackgroundRead<Result>& read, std::
   const sim::Instant start = client_.sim().now();
   if (client_.canReadInBackground()) {
     std::string requested = path;  // the request's copy; the callback keeps this one
-    // Called once: the path moves on to whichever step comes next.
-    auto answered = [this, alive = std::weak_ptr<const bool>(alive_), &read, path = std::move(path), start](Result result) mutable {
+    // Called once: the path moves on to whichever step comes next. 64 bytes: the read is found
+    // again from Result, not held (a burst holds one of these per changed node in every cache).
+    auto answered = [this, alive = std::weak_ptr<const bool>(alive_), path = std::move(path), start](Result result) mutable {
       if (alive.expired()) return;  // the cache is gone, with its scope
+      const BackgroundRead<Result>& read = backgroundRead<Result>();
       if (result.code == zk::Code::ok) {
         (this->*read.answered)(std::move(path), std::move(result));
       } else {
         scope_.start(awaitTask(read, std::move(path), start, result.code));
       }
     };
+    static_assert(sizeof(answered) <= 64);
     const bool sent = (client_.*read.send)(std::move(requested), std::move(answered));
     ELECTSIM_ASSERT(sent);
     co_return;

@@ -103,6 +103,8 @@ class CuratorCache {
   static const BackgroundRead<zk::DataResult> nodeChangedRead;
   static const BackgroundRead<zk::ChildrenResult> childrenChangedRead;
   template <class Result>
+  static const BackgroundRead<Result>& backgroundRead();  // the one of the two for Result
+  template <class Result>
   sim::Task<void> readTask(const BackgroundRead<Result>& read, std::string path);
   template <class Result>
   sim::Task<void> awaitTask(const BackgroundRead<Result>& read, std::string path, sim::Instant start, zk::Code failed);

@@ -98,6 +98,20 @@ struct ClientReply {
   }
 };
 
+// What getData and getChildren give their caller (ZooKeeper.h), made from the reply.
+struct DataResult {
+  Code code = Code::ok;
+  std::string data;
+  Stat stat;
+  static DataResult from(ClientReply&& reply) { return DataResult{reply.err, reply.takeData(), reply.stat}; }
+};
+struct ChildrenResult {
+  Code code = Code::ok;
+  std::vector<std::string> children;
+  Stat stat;
+  static ChildrenResult from(ClientReply&& reply) { return ChildrenResult{reply.err, reply.takeChildren(), reply.stat}; }
+};
+
 struct WatcherEvent {
   WatchedEvent event;
 };

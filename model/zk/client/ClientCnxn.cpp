@@ -55,6 +55,26 @@ void ClientCnxn::submitRequest(ClientRequest&& request, WatchRegistration&& watc
   enqueue(std::move(request), std::move(callback), std::move(watch));
 }
 
+void ClientCnxn::submitRequest(ClientRequest&& request, WatchRegistration&& watch, DataCallback&& callback) {
+  ELECTSIM_ASSERT(callback);
+  enqueue(std::move(request), std::move(callback), std::move(watch));
+}
+
+void ClientCnxn::submitRequest(ClientRequest&& request, WatchRegistration&& watch, ChildrenCallback&& callback) {
+  ELECTSIM_ASSERT(callback);
+  enqueue(std::move(request), std::move(callback), std::move(watch));
+}
+
+void ClientCnxn::call(ReplyTarget& callback, ClientReply&& reply) {
+  if (auto* data = std::get_if<DataCallback>(&callback)) {
+    (*data)(DataResult::from(std::move(reply)));
+  } else if (auto* children = std::get_if<ChildrenCallback>(&callback)) {
+    (*children)(ChildrenResult::from(std::move(reply)));
+  } else {
+    std::get<ReplyCallback>(callback)(std::move(reply));
+  }
+}
+
 // Inlined into both callers: as a call of its own it took back 0.5% of an exploration's instructions.
 [[gnu::always_inline]] inline void ClientCnxn::transmit(ClientRequest&& request, ReplyTarget&& reply, HeldWatch&& watch) {
   // The request moves once, onto the socket; its reply waits in pending_ under its xid.
@@ -72,10 +92,10 @@ void ClientCnxn::enqueue(ClientRequest&& request, ReplyTarget&& reply, WatchRegi
     expired.xid = request.xid;
     expired.err = state_ == States::closed ? Code::session_expired : Code::connection_loss;
     // Answered now: an awaiter finds its reply ready, a callback is called before this returns.
-    if (auto* callback = std::get_if<ReplyCallback>(&reply)) {
-      (*callback)(std::move(expired));
+    if (auto* promise = std::get_if<sim::Promise<ClientReply>>(&reply)) {
+      promise->set_value(std::move(expired));
     } else {
-      std::get<sim::Promise<ClientReply>>(reply).set_value(std::move(expired));
+      call(reply, std::move(expired));
     }
     return;
   }
@@ -101,8 +121,17 @@ void ClientCnxn::answer(ReplyTarget& target, ClientReply&& reply) {
     return;
   }
   // What Promise::set_value does for its awaiter: an event at this instant, for the owner's node.
-  sim().schedule_callback(sim().now(), owner_.id(),
-                          [callback = std::move(std::get<ReplyCallback>(target)), reply = std::move(reply)]() mutable { callback(std::move(reply)); });
+  auto later = [this](auto& callback, auto&& result) {
+    sim().schedule_callback(sim().now(), owner_.id(),
+                            [callback = std::move(callback), result = std::move(result)]() mutable { callback(std::move(result)); });
+  };
+  if (auto* data = std::get_if<DataCallback>(&target)) {
+    later(*data, DataResult::from(std::move(reply)));
+  } else if (auto* children = std::get_if<ChildrenCallback>(&target)) {
+    later(*children, ChildrenResult::from(std::move(reply)));
+  } else {
+    later(std::get<ReplyCallback>(target), std::move(reply));
+  }
 }
 
 ClientReply ClientCnxn::ReplyAwaiter::await_resume() {

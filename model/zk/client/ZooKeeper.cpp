@@ -29,8 +29,6 @@ auto submitRead(ClientCnxn& cnxn, OpCode type, WatchRegistration::Kind kind, std
   return cnxn.submitRequest(std::move(request), std::move(registration), std::forward<Callback>(callback)...);
 }
 
-DataResult dataResult(ClientReply&& reply) { return DataResult{reply.err, reply.takeData(), reply.stat}; }
-ChildrenResult childrenResult(ClientReply&& reply) { return ChildrenResult{reply.err, reply.takeChildren(), reply.stat}; }
 }  // namespace
 
 void ZooKeeper::getData(std::string path, Watcher watcher, DataCallback callback) {
@@ -64,21 +62,19 @@ Async<StatResult> SimulatedZooKeeper::exists(std::string path, Watcher watcher) 
 }
 
 Async<DataResult> SimulatedZooKeeper::getData(std::string path, Watcher watcher) {
-  return {submitRead(*cnxn_, OpCode::get_data, WatchRegistration::Kind::data, std::move(path), std::move(watcher)), &dataResult};
+  return {submitRead(*cnxn_, OpCode::get_data, WatchRegistration::Kind::data, std::move(path), std::move(watcher)), &DataResult::from};
 }
 
 Async<ChildrenResult> SimulatedZooKeeper::getChildren(std::string path, Watcher watcher) {
-  return {submitRead(*cnxn_, OpCode::get_children, WatchRegistration::Kind::child, std::move(path), std::move(watcher)), &childrenResult};
+  return {submitRead(*cnxn_, OpCode::get_children, WatchRegistration::Kind::child, std::move(path), std::move(watcher)), &ChildrenResult::from};
 }
 
 void SimulatedZooKeeper::getData(std::string path, Watcher watcher, DataCallback callback) {
-  submitRead(*cnxn_, OpCode::get_data, WatchRegistration::Kind::data, std::move(path), std::move(watcher),
-             [callback = std::move(callback)](ClientReply&& reply) { callback(dataResult(std::move(reply))); });
+  submitRead(*cnxn_, OpCode::get_data, WatchRegistration::Kind::data, std::move(path), std::move(watcher), std::move(callback));
 }
 
 void SimulatedZooKeeper::getChildren(std::string path, Watcher watcher, ChildrenCallback callback) {
-  submitRead(*cnxn_, OpCode::get_children, WatchRegistration::Kind::child, std::move(path), std::move(watcher),
-             [callback = std::move(callback)](ClientReply&& reply) { callback(childrenResult(std::move(reply))); });
+  submitRead(*cnxn_, OpCode::get_children, WatchRegistration::Kind::child, std::move(path), std::move(watcher), std::move(callback));
 }
 
 Async<Code> SimulatedZooKeeper::addWatch(std::string basePath, Watcher watcher, AddWatchMode mode) {

@@ -21,16 +21,6 @@ struct StatResult {
   Code code = Code::ok;
   Stat stat;
 };
-struct DataResult {
-  Code code = Code::ok;
-  std::string data;
-  Stat stat;
-};
-struct ChildrenResult {
-  Code code = Code::ok;
-  std::vector<std::string> children;
-  Stat stat;
-};
 struct MultiResult {
   Code code = Code::ok;  // the first failing op's code (Java: the KeeperException of the multi)
   std::vector<OpResult> results;
@@ -75,8 +65,8 @@ class ZooKeeper {
   // The asynchronous reads (getData(path, watcher, DataCallback, ctx) in Java): the request is
   // queued now and its result handed to `callback` (ClientCnxn::submitRequest with a callback).
   // Only where hasCallbacks(); a handle without them is awaited instead.
-  using DataCallback = std::function<void(DataResult)>;
-  using ChildrenCallback = std::function<void(ChildrenResult)>;
+  using DataCallback = ClientCnxn::DataCallback;
+  using ChildrenCallback = ClientCnxn::ChildrenCallback;
   virtual bool hasCallbacks() const { return false; }
   virtual void getData(std::string path, Watcher watcher, DataCallback callback);
   virtual void getChildren(std::string path, Watcher watcher, ChildrenCallback callback);
