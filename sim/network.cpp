@@ -177,12 +177,27 @@ void Network::retransmit(std::uint32_t target, std::uint32_t generation) {
 }
 
 void Network::handle_event(std::uint32_t target, std::uint32_t generation) {
-  detail::ConnectionBase* connection = this->connection(target / 2, generation);
-  if (connection == nullptr) return;  // both ends closed since: nobody is listening
-  int direction = static_cast<int>(target % 2);
-  detail::Direction& way = connection->directions[static_cast<std::size_t>(direction)];
-  detail::Endpoint& sender = connection->ends[static_cast<std::size_t>(direction)];
-  detail::Endpoint& receiver = connection->ends[static_cast<std::size_t>(1 - direction)];
+  // The direction's front delivery, and any others due at this instant, one after another; the
+  // first later one goes into the event queue before anything here can close or free the
+  // connection (that event then finds the generation changed).
+  const int direction = static_cast<int>(target % 2);
+  while (true) {
+    detail::ConnectionBase* connection = this->connection(target / 2, generation);
+    if (connection == nullptr) return;  // both ends closed since: nobody is listening
+    detail::Direction& way = connection->directions[static_cast<std::size_t>(direction)];
+    ELECTSIM_ASSERT(!way.deliveries.empty() && way.deliveries.front() == sim_.now());
+    way.deliveries.drop_front();
+    const bool another_now = !way.deliveries.empty() && way.deliveries.front() == sim_.now();
+    if (!way.deliveries.empty() && !another_now) sim_.schedule_handler(way.deliveries.front(), delivery_kind_, target, generation);
+    deliver_due(*connection, direction);
+    if (!another_now) return;
+  }
+}
+
+void Network::deliver_due(detail::ConnectionBase& connection, int direction) {
+  detail::Direction& way = connection.directions[static_cast<std::size_t>(direction)];
+  detail::Endpoint& sender = connection.ends[static_cast<std::size_t>(direction)];
+  detail::Endpoint& receiver = connection.ends[static_cast<std::size_t>(1 - direction)];
 
   if (way.stalled) {
     // Behind held data, also once the link has healed: the stream is FIFO, and a sender whose
@@ -191,29 +206,29 @@ void Network::handle_event(std::uint32_t target, std::uint32_t generation) {
     return;
   }
   if (!reachable(sender.node, receiver.node)) {
-    stall(*connection, direction);  // sent again by the retransmission timer, if still wanted
+    stall(connection, direction);  // sent again by the retransmission timer, if still wanted
     return;
   }
   if (receiver.dead) {
     if (!sim_.node(receiver.node).machine_on()) {
-      stall(*connection, direction);  // a dark machine: silence
+      stall(connection, direction);  // a dark machine: silence
       return;
     }
-    reset_connection(*connection, 1 - direction);  // the machine is back: its kernel resets
+    reset_connection(connection, 1 - direction);  // the machine is back: its kernel resets
     return;
   }
   if (!receiver.open) {
-    if (connection->in_flight(direction) == 0) return;
-    if (describer_ != nullptr) [[unlikely]] trace_take(*connection, direction, "net.drop", "the receiver had closed its end");
-    connection->drop_front(direction);
+    if (connection.in_flight(direction) == 0) return;
+    if (describer_ != nullptr) [[unlikely]] trace_take(connection, direction, "net.drop", "the receiver had closed its end");
+    connection.drop_front(direction);
     stats_.messages_dropped++;
-    release_if_finished(*connection);
+    release_if_finished(connection);
     return;
   }
   // A reset may have discarded what was in flight (the event then finds nothing). Delivery may
   // resume the receiver, after which `connection` may be gone: trace it first.
-  if (describer_ != nullptr && connection->in_flight(direction) > 0) [[unlikely]] trace_take(*connection, direction, "net.deliver", "");
-  if (connection->deliver_front(direction) == detail::ConnectionBase::Delivered::message) stats_.messages_delivered++;
+  if (describer_ != nullptr && connection.in_flight(direction) > 0) [[unlikely]] trace_take(connection, direction, "net.deliver", "");
+  if (connection.deliver_front(direction) == detail::ConnectionBase::Delivered::message) stats_.messages_delivered++;
 }
 
 void Network::resume_stalled() {

@@ -154,6 +154,7 @@ class Network final : public EventHandler {
   };
 
   void schedule_delivery(detail::ConnectionBase& connection, int direction);
+  void deliver_due(detail::ConnectionBase& connection, int direction);  // one delivery that came due
   void stall(detail::ConnectionBase& connection, int direction);
   bool way_open(const detail::ConnectionBase& connection, int direction) const;
   void queue_retransmission(detail::ConnectionBase& connection, int direction);
@@ -441,7 +442,10 @@ inline void Network::schedule_delivery(detail::ConnectionBase& connection, int d
   // FIFO: never deliver before the previous message on this direction.
   Instant at = std::max(sim_.now() + draw_latency(connection.rng), way.last_delivery);
   way.last_delivery = at;
-  sim_.schedule_handler(at, delivery_kind_, connection.index * 2 + static_cast<std::uint32_t>(direction), connection.generation);
+  way.deliveries.push_back(at);
+  if (way.deliveries.size() == 1) {
+    sim_.schedule_handler(at, delivery_kind_, connection.index * 2 + static_cast<std::uint32_t>(direction), connection.generation);
+  }
 }
 
 struct Network::ConnectAttempt {
