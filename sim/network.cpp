@@ -176,25 +176,8 @@ void Network::retransmit(std::uint32_t target, std::uint32_t generation) {
   for (std::uint32_t i = 0; i < held; i++) schedule_delivery(*connection, direction);
 }
 
-void Network::handle_event(std::uint32_t target, std::uint32_t generation) {
-  // The direction's front delivery, and any others due at this instant, one after another; the
-  // first later one goes into the event queue before anything here can close or free the
-  // connection (that event then finds the generation changed).
-  const int direction = static_cast<int>(target % 2);
-  while (true) {
-    detail::ConnectionBase* connection = this->connection(target / 2, generation);
-    if (connection == nullptr) return;  // both ends closed since: nobody is listening
-    detail::Direction& way = connection->directions[static_cast<std::size_t>(direction)];
-    ELECTSIM_ASSERT(!way.deliveries.empty() && way.deliveries.front() == sim_.now());
-    way.deliveries.drop_front();
-    const bool another_now = !way.deliveries.empty() && way.deliveries.front() == sim_.now();
-    if (!way.deliveries.empty() && !another_now) sim_.schedule_handler(way.deliveries.front(), delivery_kind_, target, generation);
-    deliver_due(*connection, direction);
-    if (!another_now) return;
-  }
-}
-
-void Network::deliver_due(detail::ConnectionBase& connection, int direction) {
+// Inlined into its one caller, the delivery handler.
+[[gnu::always_inline]] inline void Network::deliver_due(detail::ConnectionBase& connection, int direction) {
   detail::Direction& way = connection.directions[static_cast<std::size_t>(direction)];
   detail::Endpoint& sender = connection.ends[static_cast<std::size_t>(direction)];
   detail::Endpoint& receiver = connection.ends[static_cast<std::size_t>(1 - direction)];
@@ -229,6 +212,29 @@ void Network::deliver_due(detail::ConnectionBase& connection, int direction) {
   // resume the receiver, after which `connection` may be gone: trace it first.
   if (describer_ != nullptr && connection.in_flight(direction) > 0) [[unlikely]] trace_take(connection, direction, "net.deliver", "");
   if (connection.deliver_front(direction) == detail::ConnectionBase::Delivered::message) stats_.messages_delivered++;
+}
+
+void Network::handle_event(std::uint32_t target, std::uint32_t generation) {
+  // The direction's front delivery, and any others due at this instant, one after another; the
+  // first later one goes into the event queue before anything here can close or free the
+  // connection (that event then finds the generation changed).
+  const int direction = static_cast<int>(target % 2);
+  while (true) {
+    detail::ConnectionBase* connection = this->connection(target / 2, generation);
+    if (connection == nullptr) return;  // both ends closed since: nobody is listening
+    detail::Direction& way = connection->directions[static_cast<std::size_t>(direction)];
+    ELECTSIM_ASSERT(way.delivery_queued && way.next_delivery == sim_.now());
+    bool another_now = false;
+    if (way.later_deliveries.empty()) {
+      way.delivery_queued = false;
+    } else {
+      way.next_delivery = way.later_deliveries.pop_front();
+      another_now = way.next_delivery == sim_.now();
+      if (!another_now) sim_.schedule_handler(way.next_delivery, delivery_kind_, target, generation);
+    }
+    deliver_due(*connection, direction);
+    if (!another_now) return;
+  }
 }
 
 void Network::resume_stalled() {

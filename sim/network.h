@@ -442,10 +442,13 @@ inline void Network::schedule_delivery(detail::ConnectionBase& connection, int d
   // FIFO: never deliver before the previous message on this direction.
   Instant at = std::max(sim_.now() + draw_latency(connection.rng), way.last_delivery);
   way.last_delivery = at;
-  way.deliveries.push_back(at);
-  if (way.deliveries.size() == 1) {
-    sim_.schedule_handler(at, delivery_kind_, connection.index * 2 + static_cast<std::uint32_t>(direction), connection.generation);
+  if (way.delivery_queued) {
+    way.later_deliveries.push_back(at);
+    return;
   }
+  way.delivery_queued = true;
+  way.next_delivery = at;
+  sim_.schedule_handler(at, delivery_kind_, connection.index * 2 + static_cast<std::uint32_t>(direction), connection.generation);
 }
 
 struct Network::ConnectAttempt {

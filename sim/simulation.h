@@ -120,7 +120,7 @@ class Simulation {
   // paused and dropped if the node has crashed or restarted since.
   EventToken schedule_callback(Instant at, NodeId node, std::function<void()> callback);
   std::uint8_t register_handler(EventHandler* handler);
-  void schedule_handler(Instant at, std::uint8_t kind, std::uint32_t target, std::uint32_t generation) {
+  [[gnu::always_inline]] void schedule_handler(Instant at, std::uint8_t kind, std::uint32_t target, std::uint32_t generation) {
     ELECTSIM_ASSERT(at >= now_);
     ELECTSIM_ASSERT(kind >= static_cast<std::uint8_t>(EventKind::first_handler));
     push(Event{nanos(at), next_key(kind), target, generation});
