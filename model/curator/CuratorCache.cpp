@@ -106,7 +106,7 @@ void CuratorCache::nodeChanged(std::string path) {
     return;
   }
   increment();
-  scope_.spawn(readTask(nodeChangedRead, std::move(path)));
+  scope_.spawn(readTask<zk::DataResult>(std::move(path)));
 }
 
 const CuratorCache::BackgroundRead<zk::DataResult> CuratorCache::nodeChangedRead{&CuratorFramework::getDataInBackground,
@@ -129,19 +129,19 @@ const CuratorCache::BackgroundRead<Result>& CuratorCache::backgroundRead() {
 // goes on to its retries in a coroutine started then, so the two ways run the same steps at the
 // same instants. Disconnected, the whole read is awaited.
 template <class Result>
-sim::Task<void> CuratorCache::readTask(const BackgroundRead<Result>& read, std::string path) {
+sim::Task<void> CuratorCache::readTask(std::string path) {
+  const BackgroundRead<Result>& read = backgroundRead<Result>();
   const sim::Instant start = client_.sim().now();
   if (client_.canReadInBackground()) {
     std::string requested = path;  // the request's copy; the callback keeps this one
-    // Called once: the path moves on to whichever step comes next. 64 bytes: the read is found
-    // again from Result, not held (a burst holds one of these per changed node in every cache).
+    // Called once: the path moves on to whichever step comes next. 64 bytes (a burst holds one of
+    // these per changed node in every cache).
     auto answered = [this, alive = std::weak_ptr<const bool>(alive_), path = std::move(path), start](Result result) mutable {
       if (alive.expired()) return;  // the cache is gone, with its scope
-      const BackgroundRead<Result>& read = backgroundRead<Result>();
       if (result.code == zk::Code::ok) {
-        (this->*read.answered)(std::move(path), std::move(result));
+        (this->*backgroundRead<Result>().answered)(std::move(path), std::move(result));
       } else {
-        scope_.start(awaitTask(read, std::move(path), start, result.code));
+        scope_.start(awaitTask<Result>(std::move(path), start, result.code));
       }
     };
     static_assert(sizeof(answered) <= 64);
@@ -149,11 +149,12 @@ sim::Task<void> CuratorCache::readTask(const BackgroundRead<Result>& read, std::
     ELECTSIM_ASSERT(sent);
     co_return;
   }
-  co_await awaitTask(read, std::move(path), start, zk::Code::ok);
+  co_await awaitTask<Result>(std::move(path), start, zk::Code::ok);
 }
 
 template <class Result>
-sim::Task<void> CuratorCache::awaitTask(const BackgroundRead<Result>& read, std::string path, sim::Instant start, zk::Code failed) {
+sim::Task<void> CuratorCache::awaitTask(std::string path, sim::Instant start, zk::Code failed) {
+  const BackgroundRead<Result>& read = backgroundRead<Result>();
   Result result = co_await (client_.*read.await)(path, start, failed);
   (this->*read.answered)(std::move(path), std::move(result));
 }
@@ -175,7 +176,7 @@ void CuratorCache::checkChildrenChanged(const std::string& fromPath, const std::
   if (state_ != State::started) return;
   if (oldStat && oldStat->cversion == newStat.cversion) return;  // children haven't changed
   increment();
-  scope_.spawn(readTask(childrenChangedRead, fromPath));
+  scope_.spawn(readTask<zk::ChildrenResult>(fromPath));
 }
 
 void CuratorCache::childrenRead(std::string fromPath, zk::ChildrenResult result) {

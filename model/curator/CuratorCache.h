@@ -104,10 +104,11 @@ class CuratorCache {
   static const BackgroundRead<zk::ChildrenResult> childrenChangedRead;
   template <class Result>
   static const BackgroundRead<Result>& backgroundRead();  // the one of the two for Result
+  // A read's callback finds its read from Result rather than holding it: 8 B less a read in flight.
   template <class Result>
-  sim::Task<void> readTask(const BackgroundRead<Result>& read, std::string path);
+  sim::Task<void> readTask(std::string path);
   template <class Result>
-  sim::Task<void> awaitTask(const BackgroundRead<Result>& read, std::string path, sim::Instant start, zk::Code failed);
+  sim::Task<void> awaitTask(std::string path, sim::Instant start, zk::Code failed);
   // The storage; putStorage returns the previous entry's stat.
   std::optional<zk::Stat> putStorage(ChildData data);
   void removeStorage(const std::string& path);

@@ -95,6 +95,23 @@ TEST(Network, MessagesInFlightOnOneDirectionTakeOneEventAndStillArriveEachWhenDu
   EXPECT_LE(setup.server.log.back().first, epoch + 150ms);
 }
 
+TEST(Network, ADirectionsDeliveriesDueAtOneInstantArriveTogetherAtTheFirstOnesPlace) {
+  // Two messages sent at one instant with a fixed latency are due at one instant; an event queued
+  // for that instant between the two sends runs after both (docs/engine.md, Network). Each message
+  // used to be an event of its own, and the two arrived on either side of it.
+  TwoNodes setup(10ms, 10ms, [](ScriptNode& self) -> Task<void> {
+    auto socket = co_await self.sim().network().connect<int>(0, port, 1s);
+    ELECTSIM_ASSERT(socket.has_value());
+    socket->send(1);
+    ScriptNode& server = static_cast<ScriptNode&>(self.sim().node(0));
+    self.sim().schedule_callback(self.sim().now() + 10ms, server.id(), [&server] { server.record("timer"); });
+    socket->send(2);
+    co_await self.sim().sleep(1h);
+  });
+  setup.sim.run_for(1s);
+  EXPECT_EQ(setup.server.entries(), (std::vector<std::string>{"1", "2", "timer"}));
+}
+
 // A message alternative that counts how it is moved and copied.
 struct Counted {
   static inline int moves = 0;

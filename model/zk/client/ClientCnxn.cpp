@@ -50,11 +50,6 @@ ClientCnxn::PendingReply ClientCnxn::submitRequest(ClientRequest&& request, Watc
   return PendingReply(sim(), std::move(reply));
 }
 
-void ClientCnxn::submitRequest(ClientRequest&& request, WatchRegistration&& watch, ReplyCallback&& callback) {
-  ELECTSIM_ASSERT(callback);
-  enqueue(std::move(request), std::move(callback), std::move(watch));
-}
-
 void ClientCnxn::submitRequest(ClientRequest&& request, WatchRegistration&& watch, DataCallback&& callback) {
   ELECTSIM_ASSERT(callback);
   enqueue(std::move(request), std::move(callback), std::move(watch));
@@ -65,13 +60,12 @@ void ClientCnxn::submitRequest(ClientRequest&& request, WatchRegistration&& watc
   enqueue(std::move(request), std::move(callback), std::move(watch));
 }
 
-void ClientCnxn::call(ReplyTarget& callback, ClientReply&& reply) {
-  if (auto* data = std::get_if<DataCallback>(&callback)) {
-    (*data)(DataResult::from(std::move(reply)));
-  } else if (auto* children = std::get_if<ChildrenCallback>(&callback)) {
-    (*children)(ChildrenResult::from(std::move(reply)));
+template <class Give>
+void ClientCnxn::withResult(ReplyTarget& target, ClientReply&& reply, Give&& give) {
+  if (auto* data = std::get_if<DataCallback>(&target)) {
+    give(*data, DataResult::from(std::move(reply)));
   } else {
-    std::get<ReplyCallback>(callback)(std::move(reply));
+    give(std::get<ChildrenCallback>(target), ChildrenResult::from(std::move(reply)));
   }
 }
 
@@ -95,7 +89,7 @@ void ClientCnxn::enqueue(ClientRequest&& request, ReplyTarget&& reply, WatchRegi
     if (auto* promise = std::get_if<sim::Promise<ClientReply>>(&reply)) {
       promise->set_value(std::move(expired));
     } else {
-      call(reply, std::move(expired));
+      withResult(reply, std::move(expired), [](auto& callback, auto&& result) { callback(std::move(result)); });
     }
     return;
   }
@@ -121,17 +115,10 @@ void ClientCnxn::answer(ReplyTarget& target, ClientReply&& reply) {
     return;
   }
   // What Promise::set_value does for its awaiter: an event at this instant, for the owner's node.
-  auto later = [this](auto& callback, auto&& result) {
+  withResult(target, std::move(reply), [this](auto& callback, auto&& result) {
     sim().schedule_callback(sim().now(), owner_.id(),
                             [callback = std::move(callback), result = std::move(result)]() mutable { callback(std::move(result)); });
-  };
-  if (auto* data = std::get_if<DataCallback>(&target)) {
-    later(*data, DataResult::from(std::move(reply)));
-  } else if (auto* children = std::get_if<ChildrenCallback>(&target)) {
-    later(*children, ChildrenResult::from(std::move(reply)));
-  } else {
-    later(std::get<ReplyCallback>(target), std::move(reply));
-  }
+  });
 }
 
 ClientReply ClientCnxn::ReplyAwaiter::await_resume() {

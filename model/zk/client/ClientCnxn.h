@@ -113,11 +113,9 @@ class ClientCnxn {
   // of its own at the instant the reply is read, which is when an awaiting coroutine would be
   // resumed, so the two forms order everything alike; at once when the handle is closed, as an
   // awaiter would go on at once; never once the node has crashed or restarted.
-  using ReplyCallback = std::function<void(ClientReply&&)>;
-  void submitRequest(ClientRequest&& request, WatchRegistration&& watch, ReplyCallback&& callback);
-  // Java's DataCallback and ChildrenCallback: held as they are, and handed the result made from the
-  // reply when it comes. Wrapped in a ReplyCallback, each read in flight held a second allocation
-  // (a burst holds one read per changed node and cache: 32 MB of 630 in burst-100x10000).
+  // Java's DataCallback and ChildrenCallback, held as they are and handed the result made from the
+  // reply. (Wrapped in a callback of the reply, each read in flight held a second allocation: a
+  // burst holds one read per changed node and cache, 32 MB of 630 in burst-100x10000.)
   using DataCallback = std::function<void(DataResult)>;
   using ChildrenCallback = std::function<void(ChildrenResult)>;
   void submitRequest(ClientRequest&& request, WatchRegistration&& watch, DataCallback&& callback);
@@ -125,8 +123,10 @@ class ClientCnxn {
 
  private:
   // Who is told of a reply: an awaiting coroutine, through its promise, or a callback.
-  using ReplyTarget = std::variant<sim::Promise<ClientReply>, ReplyCallback, DataCallback, ChildrenCallback>;
-  static void call(ReplyTarget& callback, ClientReply&& reply);  // one of the callbacks
+  using ReplyTarget = std::variant<sim::Promise<ClientReply>, DataCallback, ChildrenCallback>;
+  // Hands a callback target's callback and the result made from `reply` to `give`.
+  template <class Give>
+  static void withResult(ReplyTarget& target, ClientReply&& reply, Give&& give);
   // A request's watch, held on the heap only when there is one: most requests set none, and every
   // request in flight keeps its Pending entry (a burst of notifications has a read in flight per
   // changed node in every cache; 56 B an entry instead of 120).
