@@ -40,12 +40,14 @@ bool parse_options(const std::string& command, const std::string& synopsis, cons
 int command_bench(const Arguments& arguments);
 int command_run(const Arguments& arguments);
 int command_explore(const Arguments& arguments);
+int command_systematic(const Arguments& arguments);  // explore --systematic (command_systematic.cpp)
 int command_merge(const Arguments& arguments);
 int command_shrink(const Arguments& arguments);
 int bench_zookeeper(const Arguments& arguments);  // electsim bench zk (command_bench_zk.cpp)
 int command_replay(const Arguments& arguments);
 int command_bugs(const Arguments& arguments);
 int command_properties(const Arguments& arguments);
+int command_sites(const Arguments& arguments);
 int command_shard(const Arguments& arguments);
 int command_strategies(const Arguments& arguments);
 int command_conformance(const Arguments& arguments);  // command_conformance.cpp (live mode)

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/limits.h"
 #include "live/installation.h"
 #if ELECTSIM_LIVE
 #include "live/conformance.h"
@@ -14,14 +15,18 @@ int command_conformance(const Arguments& arguments) {
   bool json = false;
   std::string only;
   bool list = false;
+  std::string zookeeper_version;
   po::options_description options("conformance options");
   options.add_options()
+      ("zookeeper-version", po::value(&zookeeper_version),
+       "the ZooKeeper release the model side runs: 3.8.0 (default), 3.8.5 or 3.9.3 (the real side is the installed 3.8)")
       ("json", po::bool_switch(&json), "print the result as one JSON object")
       ("only", po::value(&only), "run only this check (see --list)")
       ("list", po::bool_switch(&list), "list the checks");
   po::positional_options_description positional;
   po::variables_map values;
-  if (!parse_options("conformance", "[--json] [--only NAME] [--list]", arguments, options, positional, values)) return exit_ok;
+  if (!parse_options("conformance", "[--json] [--only NAME] [--list] [--zookeeper-version V]", arguments, options, positional, values)) return exit_ok;
+  if (!zookeeper_version.empty()) checked_zookeeper_version("conformance", zookeeper_version);
 #if !ELECTSIM_LIVE
   (void)json;
   (void)list;
@@ -46,6 +51,7 @@ int command_conformance(const Arguments& arguments) {
     return exit_bad_input;
   }
   live::ConformanceConfig config;
+  if (!zookeeper_version.empty()) config.model_zookeeper_version = zookeeper_version;
   std::vector<live::CheckResult> results;
   for (const std::string& name : names) {
     if (!json) std::cerr << "conformance: " << name << " ...\n";

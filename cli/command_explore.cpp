@@ -19,6 +19,7 @@
 #include "cli/limits.h"
 #include "harness/explore.h"
 #include "harness/registry.h"
+#include "harness/systematic.h"
 #include "sim/time.h"
 
 namespace cli {
@@ -120,6 +121,7 @@ std::string command_line(const Arguments& arguments) {
 }  // namespace
 
 int command_explore(const Arguments& arguments) {
+  if (std::find(arguments.begin(), arguments.end(), "--systematic") != arguments.end()) return command_systematic(arguments);
   std::string recipe_text;
   std::uint64_t runs = 1000;
   std::uint64_t seed = 1;
@@ -134,6 +136,8 @@ int command_explore(const Arguments& arguments) {
   bool quiet = false;
   bool stop_at_first = false;
   bool check_determinism = false;
+  bool timed_only = false;
+  std::string zookeeper_version;
   po::options_description options("explore options");
   options.add_options()
       ("recipe", po::value(&recipe_text), "none | elasticjob | leader-latch | leader-selector | naive-master | es-zen (default: "
@@ -150,13 +154,16 @@ int command_explore(const Arguments& arguments) {
       ("stop-at-first", po::bool_switch(&stop_at_first), "stop once the lowest failing seed is known (the same first failure as a full sweep)")
       ("check-determinism", po::bool_switch(&check_determinism),
        "run every seed twice, the second time in another thread with another heap layout; a difference is a model-sanity failure")
+      ("systematic", "enumerate crash points instead of drawing faults: electsim explore --systematic --help")
+      ("timed-faults-only", po::bool_switch(&timed_only), "draw faults at times only, none at protocol steps (the swarm before step triggers)")
       ("quiet", po::bool_switch(&quiet), "no progress display")
       ("json", po::bool_switch(&json), "print the summary as one JSON object on the last line");
+  add_zookeeper_version_option(options, zookeeper_version);
   LimitOptions limits;
   add_limit_options(options, limits, false);
   po::variables_map values;
   if (!parse_options("explore", "[--recipe R] [--runs N] [--seed S] [--jobs J] [--duration T] [--faults LIST] [--properties LIST] "
-                                "[--bug B]... [--out DIR] [--shard I/N] [--stop-at-first] [--check-determinism] [--quiet] [--max-...] [--json]",
+                                "[--bug B]... [--out DIR] [--shard I/N] [--stop-at-first] [--check-determinism] [--timed-faults-only] [--quiet] [--max-...] [--json]",
                      arguments, options, {}, values)) {
     return exit_ok;
   }
@@ -182,6 +189,8 @@ int command_explore(const Arguments& arguments) {
     }
   }
   explore.swarm.bugs = bugs;
+  explore.swarm.step_faults = !timed_only;
+  if (!zookeeper_version.empty()) explore.swarm.zookeeper_version = checked_zookeeper_version("explore", zookeeper_version);
   std::optional<sim::Duration> duration = sim::parse_duration(duration_text);
   if (!duration) throw UsageError("explore: --duration takes a duration such as 60s or 2m, got '" + duration_text + "'");
   explore.swarm.duration = *duration;
@@ -276,6 +285,38 @@ void require_disjoint(const std::vector<std::string>& files, const std::vector<h
   if (last.sweep_end != 0 && last.seed_end < last.sweep_end) gap(last.seed_end, last.sweep_end, "after " + files[order.back()]);
 }
 
+// The shards of one systematic search: the same scenario, depth and level-1 points, disjoint blocks;
+// a gap (a shard missing) is said, as for sweeps.
+void require_one_search(const std::vector<std::string>& files, const std::vector<harness::SystematicSummary>& shards) {
+  std::vector<std::size_t> order(shards.size());
+  for (std::size_t index = 0; index < shards.size(); index++) {
+    order[index] = index;
+    const harness::SystematicSummary& first = shards[0];
+    const harness::SystematicSummary& shard = shards[index];
+    if (shard.scenario != first.scenario || shard.depth != first.depth || shard.roots != first.roots) {
+      throw UsageError("merge: " + files[0] + " and " + files[index] +
+                       " are shards of different systematic searches (scenario, --depth or the points differ)");
+    }
+  }
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return shards[a].roots_first < shards[b].roots_first; });
+  std::uint64_t covered = 0;
+  for (std::size_t index : order) {
+    const harness::SystematicSummary& shard = shards[index];
+    if (shard.roots_first < covered) {
+      throw UsageError("merge: " + files[index] + " overlaps another shard of the search (each --shard I/N once)");
+    }
+    if (shard.roots_first > covered) {
+      std::cerr << "electsim: merge: warning: no summary covers depth-1 points " << covered << ".." << shard.roots_first - 1
+                << " of the search (a shard missing?); the merged runs leave them out\n";
+    }
+    covered = shard.roots_end;
+  }
+  if (covered < shards[0].roots) {
+    std::cerr << "electsim: merge: warning: no summary covers depth-1 points " << covered << ".." << shards[0].roots - 1
+              << " of the search (a shard missing?); the merged runs leave them out\n";
+  }
+}
+
 }  // namespace
 
 int command_merge(const Arguments& arguments) {
@@ -291,6 +332,7 @@ int command_merge(const Arguments& arguments) {
   if (!parse_options("merge", "FILE... [--json]", arguments, options, positional, values)) return exit_ok;
   if (files.empty()) throw UsageError("merge: at least one summary file is required (see: electsim merge --help)");
   std::vector<harness::ExploreSummary> shards;
+  std::vector<harness::SystematicSummary> searches;
   for (const std::string& file : files) {
     std::error_code ignored;
     if (std::filesystem::is_directory(file, ignored)) throw FileError(file + ": is a directory, not an explore --json summary");
@@ -307,10 +349,26 @@ int command_merge(const Arguments& arguments) {
     }
     if (last_number == 0) throw FileError(file + ": is empty, not an explore --json summary");
     try {
-      shards.push_back(harness::summary_from_json(nlohmann::json::parse(last)));
+      nlohmann::json parsed = nlohmann::json::parse(last);
+      if (parsed.is_object() && parsed.value("mode", std::string()) == "systematic") {
+        searches.push_back(harness::systematic_summary_from_json(parsed));
+      } else {
+        shards.push_back(harness::summary_from_json(parsed));
+      }
     } catch (const std::exception& error) {
       throw FileError(file + ":" + std::to_string(last_number) + ":1: " + error.what());
     }
+  }
+  if (!searches.empty()) {
+    if (!shards.empty()) throw UsageError("merge: the files mix explore sweeps and systematic searches; merge each kind on its own");
+    require_one_search(files, searches);
+    harness::SystematicSummary merged = harness::merge_systematic(searches);
+    if (json) {
+      std::cout << harness::toJson(merged).dump() << "\n";
+    } else {
+      harness::printSummary(merged, std::cout);
+    }
+    return merged.failures == 0 ? exit_ok : exit_failed;
   }
   require_disjoint(files, shards);
   harness::ExploreSummary merged = harness::merge_summaries(shards);

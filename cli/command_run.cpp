@@ -29,6 +29,7 @@ int command_run(const Arguments& arguments) {
   std::string trace_path;
   std::string narrate;
   std::string diagram_path;
+  std::string zookeeper_version;
   bool json = false;
   po::options_description options("run options");
   options.add_options()
@@ -40,14 +41,16 @@ int command_run(const Arguments& arguments) {
        "fault, property, net (messages; not in all)")
       ("diagram", po::value(&diagram_path), "write a space-time diagram of the run to this HTML file")
       ("json", po::bool_switch(&json), "print the result as one JSON object on the last line");
+  add_zookeeper_version_option(options, zookeeper_version);
   LimitOptions limits;
   po::variables_map values;
-  if (!parse_file_command("run", "FILE [--seed N] [--trace OUT.jsonl] [--narrate[=LIST]] [--diagram OUT.html] [--json]",
+  if (!parse_file_command("run", "FILE [--seed N] [--zookeeper-version V] [--trace OUT.jsonl] [--narrate[=LIST]] [--diagram OUT.html] [--json]",
                           "a scenario file", arguments, options, limits, file, values)) {
     return exit_ok;
   }
 
   harness::Scenario scenario = load("run", file, limits);
+  apply_zookeeper_version("run", zookeeper_version, scenario);
   harness::RunOptions run_options;
   run_options.limits = scenario_limits("run", limits, values, scenario);
   if (values.count("seed") != 0) run_options.seed = seed;
@@ -94,12 +97,15 @@ int command_run(const Arguments& arguments) {
 
 int command_replay(const Arguments& arguments) {
   std::string file;
+  std::string zookeeper_version;
   po::options_description options("replay options");
   options.add_options()("file", po::value(&file), "a failure file written by electsim explore");
+  add_zookeeper_version_option(options, zookeeper_version);
   LimitOptions limits;
   po::variables_map values;
-  if (!parse_file_command("replay", "FILE", "a failure file", arguments, options, limits, file, values)) return exit_ok;
+  if (!parse_file_command("replay", "FILE [--zookeeper-version V]", "a failure file", arguments, options, limits, file, values)) return exit_ok;
   harness::Scenario scenario = load("replay", file, limits);
+  apply_zookeeper_version("replay", zookeeper_version, scenario);
   if (!scenario.failure) throw UsageError("replay: " + file + " has no failure record (failure: {property, trace_hash})");
   harness::RunOptions run_options;
   run_options.limits = scenario_limits("replay", limits, values, scenario);

@@ -124,4 +124,21 @@ void fail_on_limit(const std::string& command, const std::string& file, const ha
                    "; raise it with --" + name + ")");
 }
 
+void add_zookeeper_version_option(po::options_description& options, std::string& version) {
+  options.add_options()("zookeeper-version", po::value(&version),
+                        "the ZooKeeper release the servers run: 3.8.0, 3.8.5 or 3.9.3 (default: the scenario's zookeeper.version, else 3.8.0)");
+}
+
+std::string checked_zookeeper_version(const std::string& command, const std::string& version) {
+  if (!harness::is_zookeeper_version(version)) {
+    throw UsageError(command + ": --zookeeper-version takes 3.8.0, 3.8.5 or 3.9.3, got '" + version + "'");
+  }
+  return version;
+}
+
+void apply_zookeeper_version(const std::string& command, const std::string& version, harness::Scenario& scenario) {
+  if (version.empty()) return;
+  scenario.zookeeper.version = checked_zookeeper_version(command, version);
+}
+
 }  // namespace cli

@@ -51,4 +51,10 @@ harness::Scenario load_scenario(const std::string& file, std::size_t size_max);
 void fail_on_limit(const std::string& command, const std::string& file, const harness::Scenario& scenario,
                    const harness::RunResult& result);
 
+// --zookeeper-version: the release the model's servers run (3.8.0, 3.8.5, 3.9.3), over the
+// scenario's zookeeper.version. UsageError (exit 2) on an unknown one.
+void add_zookeeper_version_option(po::options_description& options, std::string& version);
+void apply_zookeeper_version(const std::string& command, const std::string& version, harness::Scenario& scenario);
+std::string checked_zookeeper_version(const std::string& command, const std::string& version);
+
 }  // namespace cli

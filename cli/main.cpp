@@ -27,6 +27,7 @@ const std::map<std::string, Subcommand>& subcommands() {
       {"shrink", {cli::command_shrink, "the smallest scenario that still violates the same property"}},
       {"bugs", {cli::command_bugs, "lists the bug switches"}},
       {"properties", {cli::command_properties, "lists the properties"}},
+      {"sites", {cli::command_sites, "lists the models' named sites (and trace events) a step-triggered fault can name"}},
       {"live", {cli::command_live, "runs a scenario against a real ZooKeeper 3.8 ensemble, in real time (live mode)"}},
       {"conformance", {cli::command_conformance, "the model and a real ZooKeeper 3.8 ensemble side by side (live mode)"}},
   };

@@ -4,6 +4,7 @@
 
 #include "harness/platform.h"
 #include "harness/recipe.h"
+#include "harness/trigger_kinds.h"
 #include "harness/workload.h"
 #include "sim/network.h"
 
@@ -17,6 +18,8 @@ zk::ZkBugs zookeeper_bugs(const Scenario& scenario) {
     if (bug == "zab-335-epoch-from-zxid") bugs.zab_335_epoch_from_zxid = true;
     if (bug == "zk-1208-create-on-closing-session") bugs.zk_1208_create_on_closing_session = true;
     if (bug == "zk-watch-not-one-shot") bugs.zk_watch_not_one_shot = true;
+    if (bug == "zk-2845-retain-database") bugs.zk_2845_retain_database = true;
+    if (bug == "zk-3911-diff-logged-after-uptodate") bugs.zk_3911_diff_logged_after_uptodate = true;
   }
   return bugs;
 }
@@ -41,6 +44,10 @@ Cluster::Cluster(const Scenario& scenario, std::uint64_t seed, const sim::Simula
     if (scenario.zookeeper.min_session_timeout) config.min_session_timeout = *scenario.zookeeper.min_session_timeout;
     if (scenario.zookeeper.max_session_timeout) config.max_session_timeout = *scenario.zookeeper.max_session_timeout;
     config.bugs = zookeeper_bugs(scenario);
+    config.version = scenario.zookeeper.version == "3.9.3"   ? zk::ZkVersion::v3_9_3
+                     : scenario.zookeeper.version == "3.8.5" ? zk::ZkVersion::v3_8_5
+                                                             : zk::ZkVersion::v3_8_0;
+    config.thread_delay_max = scenario.zookeeper.thread_delay_max;
     ensemble_ = std::make_unique<zk::Ensemble>(*sim_, static_cast<std::size_t>(scenario.zookeeper.servers), config);
     servers_ = ensemble_->nodes();
     for (zk::ServerId sid = 1; sid <= scenario.zookeeper.servers; sid++) {
@@ -55,7 +62,9 @@ Cluster::Cluster(const Scenario& scenario, std::uint64_t seed, const sim::Simula
   }
 }
 
-Cluster::~Cluster() = default;
+Cluster::~Cluster() {
+  if (triggers_) sim_->trace().remove_sink(triggers_.get());
+}
 
 void Cluster::addWriters() {
   // Right after the servers, in both modes: the node ids (and so the run) do not depend on the mode.
@@ -133,15 +142,28 @@ void Cluster::scheduleStartsAndFaults(RecipeDriver& driver) {
   schedule_starts(nodesWithPrefix("es"), StartMode::together, sim::Duration::zero(), true);
   schedule_starts(nodesWithPrefix("w"), StartMode::together, sim::Duration::zero(), false);
   for (const Fault& fault : scenario_.faults) {
+    if (fault.after) continue;  // step-triggered: FaultTriggers applies it
     sim.schedule_callback(sim::epoch + fault.at, sim::no_node, [this, &driver, fault] { applyFault(fault, driver); });
   }
+  triggers_ = std::make_unique<FaultTriggers>(
+      sim, scenario_.faults, [this](const std::string& name) { return node(name).id(); },
+      [this, &driver](const Fault& fault) { applyFault(fault, driver); });
+  if (triggers_->armed()) sim.trace().add_sink(triggers_.get());
 }
+
+std::vector<TriggerReport> Cluster::triggerReports() const { return triggers_ ? triggers_->reports() : std::vector<TriggerReport>{}; }
 
 void Cluster::applyFault(const Fault& fault, RecipeDriver& driver) {
   sim::Simulation& sim = *sim_;
   std::string kind = "fault." + std::string(fault_kind_name(fault.kind));
   sim::NodeId target = fault.node.empty() ? sim::no_node : node(fault.node).id();
-  sim.trace().emit(target, kind, {{"target", fault.node}, {"from", fault.from}, {"to", fault.to}});
+  if (fault.after) {
+    // The step that set it off, for the narration: "crashes zk1: triggered by its 1st ...".
+    std::string trigger = describe_trigger(*fault.after);
+    sim.trace().emit(target, kind, {{"target", fault.node}, {"from", fault.from}, {"to", fault.to}, {"trigger", trigger}, {"delay", fault.delay}});
+  } else {
+    sim.trace().emit(target, kind, {{"target", fault.node}, {"from", fault.from}, {"to", fault.to}});
+  }
   sim::Network& network = sim.network();
   // In live mode the simulated network carries nothing, but its reachability is the truth the
   // platform makes the real links follow.
@@ -197,7 +219,8 @@ void Cluster::applyFault(const Fault& fault, RecipeDriver& driver) {
 sim::Instant Cluster::lastFault() const {
   sim::Duration last = sim::Duration::zero();
   for (const Fault& fault : scenario_.faults) {
-    last = std::max(last, fault.at + (fault.kind == FaultKind::pause ? fault.pause_for : sim::Duration::zero()));
+    sim::Duration at = fault.after ? fault.until.value_or(scenario_.duration) + fault.delay : fault.at;
+    last = std::max(last, at + (fault.kind == FaultKind::pause ? fault.pause_for : sim::Duration::zero()));
   }
   return sim::epoch + last;
 }

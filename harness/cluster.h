@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "harness/scenario.h"
+#include "harness/triggers.h"
 #include "model/zk/Ensemble.h"
 #include "model/zk/client/ZooKeeper.h"
 #include "sim/node.h"
@@ -53,8 +54,11 @@ class Cluster {
   // Starts servers and instances as the scenario says (together or staggered) and schedules every
   // fault. Recipe-specific faults go to the driver.
   void scheduleStartsAndFaults(RecipeDriver& driver);
-  // When the last fault (including the end of the last pause) happens.
+  // When the last fault (including the end of the last pause) happens: a step-triggered fault counts
+  // at the latest it could happen (its `until`, else the scenario's end, plus its delay).
   sim::Instant lastFault() const;
+  // What became of each step-triggered fault (empty without any).
+  std::vector<TriggerReport> triggerReports() const;
   // Nothing is cut, paused or stopped (stopped on purpose by `shutdown` is fine).
   bool healed() const;
 
@@ -68,6 +72,7 @@ class Cluster {
   ClusterPlatform* platform_ = nullptr;
   std::vector<sim::NodeId> servers_;
   std::map<std::string, sim::Node*, std::less<>> nodes_;
+  std::unique_ptr<FaultTriggers> triggers_;  // a sink on sim_'s trace while it lives
 };
 
 // Maps scenario bug names to the ZooKeeper model's switches.

@@ -145,7 +145,17 @@ std::optional<NarratedEvent> Narrator::narrate(const sim::TraceEvent& event) {
 std::optional<NarratedEvent> Narrator::narrate_fault(const sim::TraceEvent& event, std::string_view kind) {
   if (kind.starts_with("fault.")) {
     last_fault_ = Fault{event.time, event.node};
-    return told(NarrationTopic::fault, fault_text(event, kind.substr(6)));
+    std::string text = fault_text(event, kind.substr(6));
+    if (std::string_view trigger = event.text("trigger"); !trigger.empty()) {
+      // A step-triggered fault: "crashes (kill -9), triggered by its 1st zab.current_epoch_written: ...".
+      std::string by(trigger);
+      if (std::string own = node_name(event.node) + "'s "; by.starts_with(own)) by.replace(0, own.size(), "its ");
+      std::int64_t delay = event.integer("delay");
+      by = delay == 0 ? "triggered by " + by : sim::format_duration(sim::Duration(delay)) + " after " + by;
+      std::size_t colon = text.find(':');
+      text = colon == std::string::npos ? text + ", " + by : text.substr(0, colon) + ", " + by + text.substr(colon);
+    }
+    return told(NarrationTopic::fault, text);
   }
   bool after_fault = last_fault_ && last_fault_->time == event.time && last_fault_->node == event.node;
   if (kind == "node.start") {

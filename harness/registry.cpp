@@ -22,6 +22,12 @@ const std::vector<Entry>& bug_switches() {
       {"zk-1208-create-on-closing-session",
        "ZOOKEEPER-1208: the leader accepts an ephemeral create from a session whose closeSession it already "
        "prepared; the node outlives its session"},
+      {"zk-2845-retain-database",
+       "ZOOKEEPER-2845 (fixed in 3.4.12, 3.5.4): a server keeps its database across an election without "
+       "catching it up with its log; an uncommitted txn it logged survives a sync and replays at its restart"},
+      {"zk-3911-diff-logged-after-uptodate",
+       "ZOOKEEPER-3911 (fixed in 3.5.9, 3.6.3): a follower logs its DIFF txns only after UPTODATE but ACKs "
+       "NEWLEADER before; a crash in between loses txns the leader counted as held by a quorum"},
       {"zk-watch-not-one-shot",
        "a teaching switch (no ZooKeeper release): watches stay registered after firing, so one registration "
        "fires many times"},
@@ -56,6 +62,18 @@ const std::vector<Entry>& properties() {
       {"zab-agreement",
        "committed transactions form one agreed prefix: no two servers commit different transactions at the "
        "same zxid, and none commits out of order"},
+      {"zab-committed-durability",
+       "every txn a server committed is in the history of every leader that establishes a later epoch (the same "
+       "txn, where the leader's committedLog still holds it): no committed write is lost (ZOOKEEPER-4643, 4646)"},
+      {"zab-history-consistency",
+       "the logs of two servers that persisted the same currentEpoch are prefix-related, also as a restart replays "
+       "them (ZOOKEEPER-4712)"},
+      {"zab-monotonic-reads",
+       "within a session a client never reads a node older than a version it has seen (written or read): no read "
+       "goes back in time (ZOOKEEPER-4646)"},
+      {"zab-protocol-errors",
+       "no server meets a state Java answers with an exception, a shutdown or an error log: the NullPointerException "
+       "of ZOOKEEPER-4394, a NEWLEADER ACK from a different epoch (ZOOKEEPER-4685), UNMATCHED_TXN_COMMIT"},
       {"ephemeral-cleanup",
        "an ephemeral node outlives its session by at most the expiry processing (deleted in the session's "
        "close or expiry transaction)"},

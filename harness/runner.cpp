@@ -328,6 +328,7 @@ RunResult runScenario(const Scenario& scenario, const RunOptions& options) {
   result.events = sim.events_processed();
   result.sim_seconds = std::chrono::duration<double>(sim.now().time_since_epoch()).count();
   result.trace_hash = sim.trace().hash();
+  result.triggers = cluster.triggerReports();
   if (built && cluster.hasZooKeeper()) result.final["zookeeper"] = zookeeperFinal(cluster);
   if (built) driver->reportFinal(cluster, result.final);
   sim.trace().remove_sink(timeline.get());
@@ -364,6 +365,19 @@ nlohmann::ordered_json toJson(const RunResult& result) {
   if (result.finding) json["finding"] = *result.finding;
   if (result.limit) json["limit"] = *result.limit;
   json["final"] = result.final.is_null() ? nlohmann::ordered_json::object() : result.final;
+  if (!result.triggers.empty()) {
+    nlohmann::ordered_json triggers = nlohmann::ordered_json::array();
+    for (const TriggerReport& report : result.triggers) {
+      nlohmann::ordered_json entry;
+      entry["fault"] = report.fault;
+      entry["description"] = report.description;
+      entry["occurrences"] = report.seen;
+      entry["fired"] = report.fired ? nlohmann::ordered_json(sim::format_instant(*report.fired)) : nlohmann::ordered_json(nullptr);
+      entry["applied"] = report.applied ? nlohmann::ordered_json(sim::format_instant(*report.applied)) : nlohmann::ordered_json(nullptr);
+      triggers.push_back(std::move(entry));
+    }
+    json["triggers"] = std::move(triggers);
+  }
   return json;
 }
 
@@ -377,6 +391,19 @@ void printSummary(const RunResult& result, std::ostream& out) {
   for (const auto& [name, verdict] : result.properties) out << "  " << name << ": " << properties::verdict_name(verdict) << "\n";
   for (const properties::Violation& violation : result.violations) {
     out << "    " << sim::format_instant(violation.time) << " " << violation.property << ": " << violation.message << "\n";
+  }
+  if (!result.triggers.empty()) {
+    out << "\ntriggers\n";
+    for (const TriggerReport& report : result.triggers) {
+      out << "  " << report.description << ": ";
+      if (!report.fired) {
+        out << "NEVER FIRED (" << report.seen << " matching occurrence" << (report.seen == 1 ? "" : "s") << ")\n";
+      } else if (!report.applied) {
+        out << "fired at " << sim::format_instant(*report.fired) << ", the fault fell after the end of the run\n";
+      } else {
+        out << "fired at " << sim::format_instant(*report.fired) << (report.applied != report.fired ? ", applied at " + sim::format_instant(*report.applied) : std::string()) << "\n";
+      }
+    }
   }
   out << "\nfinal\n" << result.final.dump(2) << "\n\n";
   if (result.expectations_met) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "harness/scenario.h"
+#include "harness/triggers.h"
 #include "properties/Property.h"
 #include "sim/message_trace.h"
 #include "sim/simulation.h"
@@ -66,6 +67,8 @@ struct RunResult {
   std::vector<TimelineEntry> timeline;
   // Properties that were not judged, and why (live mode).
   std::map<std::string, std::string> not_judged_why;
+  // The step-triggered faults: which fired and when (a trigger that never fired is said, not hidden).
+  std::vector<TriggerReport> triggers;
 };
 
 RunResult runScenario(const Scenario& scenario, const RunOptions& options);

@@ -1,5 +1,7 @@
 #include "harness/scenario.h"
 
+#include <algorithm>
+
 #include <array>
 #include <utility>
 
@@ -106,6 +108,16 @@ std::string instance_id(const Scenario& scenario, int number) {
   if (explicit_id != scenario.instances.ids.end()) return explicit_id->second;
   std::string n = std::to_string(number);
   return "10.0.0." + n + "@-@" + n;
+}
+
+const std::vector<std::string_view>& zookeeper_versions() {
+  static const std::vector<std::string_view> versions{"3.8.0", "3.8.5", "3.9.3"};
+  return versions;
+}
+
+bool is_zookeeper_version(std::string_view version) {
+  const auto& versions = zookeeper_versions();
+  return std::find(versions.begin(), versions.end(), version) != versions.end();
 }
 
 }  // namespace harness

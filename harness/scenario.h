@@ -32,6 +32,7 @@ using namespace std::chrono_literals;
 inline constexpr int servers_max = 15;  // FLE traffic grows with the square of it
 inline constexpr int instances_max = 1000;  // the performance suite runs 1,000 instances
 inline constexpr int writers_max = 100;
+inline constexpr int writes_max = 1'000'000;  // clients.writes
 inline constexpr int es_nodes_max = 25;
 inline constexpr int jobs_max = 32;
 inline constexpr int faults_max = 10'000;
@@ -67,6 +68,10 @@ struct ZooKeeperConfig {
   // defaults, 2 and 20 ticks.
   std::optional<sim::Duration> min_session_timeout;
   std::optional<sim::Duration> max_session_timeout;
+  // electsim additions: the release modelled ("3.8.0", "3.8.5", "3.9.3"), and the longest a server
+  // thread is delayed where two of its threads race (0: never).
+  std::string version = "3.8.0";
+  sim::Duration thread_delay_max{};
 
   friend bool operator==(const ZooKeeperConfig&, const ZooKeeperConfig&) = default;
 };
@@ -87,6 +92,12 @@ struct ClientsConfig {
   int writers = 0;
   sim::Duration write_interval = 100ms;
   bool ephemeral_writes = false;
+  // electsim addition: each writer stops after this many successful writes (0: it never stops), so a
+  // systematic search has a small, fixed workload to enumerate crash points over.
+  int writes = 0;
+  // electsim addition: each writer reads its node back after every write, so a read that goes back
+  // in time (a committed write lost) shows (zab-monotonic-reads).
+  bool reads = false;
 
   friend bool operator==(const ClientsConfig&, const ClientsConfig&) = default;
 };
@@ -152,6 +163,18 @@ enum class FaultKind {
   set_sharding_total_count,
 };
 
+// What sets off a step-triggered fault: the `occurrence`-th time node `node` emits trace event (or
+// reaches site) `event`, counting from the fault's `at`, among those whose fields match `where`
+// (each key a field of the event, each value its text: `{state: LEADING}`).
+struct Trigger {
+  std::string event;  // a kind of harness/trigger_kinds.h: a model site or a trace event
+  std::string node;
+  int occurrence = 1;  // >= 1
+  std::map<std::string, std::string> where;
+
+  friend bool operator==(const Trigger&, const Trigger&) = default;
+};
+
 // One timed action. A flat struct rather than a variant: the runner switches on `kind`, and the
 // fields a kind does not use stay at their defaults, so defaulted == still compares meaningfully.
 struct Fault {
@@ -167,6 +190,12 @@ struct Fault {
   sim::Duration pause_for{};  // pause: how long the process stays frozen (> 0)
   std::string job;            // set_sharding_total_count
   int value = 0;
+  // electsim addition: a step-triggered fault happens `delay` after its trigger fires instead of at
+  // `at`; `at` and `until` bound when the trigger may fire ([at, until]); unfired by `until`, the
+  // fault never happens (and the run's report says so).
+  std::optional<Trigger> after;
+  sim::Duration delay{};
+  std::optional<sim::Duration> until;  // absent: the scenario's end
 
   friend bool operator==(const Fault&, const Fault&) = default;
 };
@@ -225,6 +254,9 @@ std::string_view distribution_name(LatencyDistribution distribution);
 std::string_view es_priority_name(EsPriority priority);
 std::string_view es_task_executor_name(EsTaskExecutor executor);
 std::string_view fault_kind_name(FaultKind kind);
+// The ZooKeeper releases the model runs: 3.8.0 (the default), 3.8.5 and 3.9.3.
+const std::vector<std::string_view>& zookeeper_versions();
+bool is_zookeeper_version(std::string_view version);
 std::optional<Recipe> recipe_from_name(std::string_view name);
 std::optional<StartMode> start_mode_from_name(std::string_view name);
 std::optional<LatencyDistribution> distribution_from_name(std::string_view name);

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <vector>
 
+#include "harness/trigger_kinds.h"
 #include "sim/assert.h"
 
 namespace harness::scenario_yaml {
@@ -204,11 +206,66 @@ void read_action(const FaultContext& context, const Field& action, Fault& fault)
   ELECTSIM_UNREACHABLE();
 }
 
+std::uint8_t role_mask(NodeRole role) {
+  switch (role) {
+    case NodeRole::server: return trigger_server;
+    case NodeRole::instance: return trigger_instance;
+    case NodeRole::es_node: return trigger_es_node;
+    case NodeRole::writer: return trigger_writer;
+  }
+  ELECTSIM_UNREACHABLE();
+}
+
+// `after: {event: zab.current_epoch_written, node: zk1, nth: 1, where: {state: LEADING}}`.
+Trigger read_trigger(const FaultContext& context, const Field& field) {
+  const Source& source = context.source;
+  MapReader after(source, field, {"event", "node", "nth", "where"});
+  Trigger trigger;
+  const Field& event = after.require("event");
+  trigger.event = nonempty_text(source, event);
+  const TriggerKind* kind = find_trigger_kind(trigger.event);
+  if (kind == nullptr) {
+    std::vector<std::string_view> names;
+    for (const TriggerKind& known : trigger_kinds()) names.push_back(known.kind);
+    std::string hint = did_you_mean(trigger.event, names);
+    source.fail(event.mark(), "unknown event kind " + shown(trigger.event) + " for a trigger" +
+                                  (hint.empty() ? std::string("; `electsim sites` lists the sites and events a trigger can name") : hint));
+  }
+  if (!trigger_kind_in_recipe(*kind, context.scenario.recipe)) {
+    source.fail(event.mark(), "no node emits " + shown(trigger.event) + " with recipe " + std::string(recipe_name(context.scenario.recipe)));
+  }
+  Name node = node_value(context, after.require("node"));
+  NodeRole role = context.nodes.resolve(source, node);
+  if ((kind->roles & role_mask(role)) == 0) {
+    std::string emitters;
+    for (NodeRole other : {NodeRole::server, NodeRole::instance, NodeRole::es_node, NodeRole::writer}) {
+      if ((kind->roles & role_mask(other)) == 0) continue;
+      emitters += (emitters.empty() ? "" : " and ") + std::string(role_noun(other)) + "s";
+    }
+    source.fail(node.mark, shown(node.text) + " never emits " + shown(trigger.event) + ": it is " + std::string(role_article(role)) + " " +
+                               std::string(role_noun(role)) + ", and only " + emitters + " do");
+  }
+  trigger.node = node.text;
+  if (const Field* nth = after.find("nth")) {
+    trigger.occurrence = static_cast<int>(integer(source, *nth, std::numeric_limits<std::int32_t>::min(), std::numeric_limits<std::int32_t>::max()));
+    if (trigger.occurrence < 1) {
+      source.fail(nth->mark(), "nth counts occurrences from 1 (the first time the node emits it), got " + std::to_string(trigger.occurrence));
+    }
+  }
+  if (const Field* where = after.find("where")) {
+    std::vector<std::string_view> allowed(kind->fields.begin(), kind->fields.end());
+    if (allowed.empty()) source.fail(where->mark(), shown(trigger.event) + " has no fields for 'where' to test");
+    MapReader filters(source, *where, allowed);
+    for (const Field& filter : filters.fields()) trigger.where[filter.name] = text(source, filter);
+  }
+  return trigger;
+}
+
 Fault read_fault(const FaultContext& context, const YAML::Node& item) {
   const Source& source = context.source;
   if (!item.IsMap()) source.fail(item.Mark(), "a fault must be a mapping, such as {at: 10s, crash: zk1}");
   static const std::vector<std::string_view> allowed_keys = [] {
-    std::vector<std::string_view> keys{"at", "for"};
+    std::vector<std::string_view> keys{"at", "for", "after", "delay", "until"};
     keys.insert(keys.end(), action_keys().begin(), action_keys().end());
     return keys;
   }();
@@ -216,7 +273,7 @@ Fault read_fault(const FaultContext& context, const YAML::Node& item) {
 
   const Field* action = nullptr;
   for (const Field& field : map.fields()) {
-    if (field.name == "at" || field.name == "for") continue;
+    if (field.name == "at" || field.name == "for" || field.name == "after" || field.name == "delay" || field.name == "until") continue;
     if (action != nullptr) {
       source.fail(field.key.Mark(), "a fault has exactly one action, but this one has " + shown(action->name) +
                                         " and " + shown(field.name) + " (write one fault for each)");
@@ -225,18 +282,43 @@ Fault read_fault(const FaultContext& context, const YAML::Node& item) {
   }
   if (action == nullptr) source.fail(item.Mark(), "a fault needs an action: " + one_of(action_keys()));
   const Field* at = map.find("at");
-  if (at == nullptr) {
-    source.fail(item.Mark(), "a fault needs 'at', the time it happens, such as {at: 10s, " + action->name + ": ...}");
+  const Field* after = map.find("after");
+  if (at == nullptr && after == nullptr) {
+    source.fail(item.Mark(), "a fault needs 'at', the time it happens, such as {at: 10s, " + action->name +
+                                 ": ...}, or 'after', the step that triggers it, such as {after: {event: zk.state, node: zk1}, " +
+                                 action->name + ": ...}");
   }
 
   Fault fault;
-  fault.at = duration(source, *at);
-  if (fault.at > context.scenario.duration) {
-    source.fail(at->mark(), "fault at " + sim::format_duration(fault.at) +
-                                " is after the end of the scenario (duration " +
-                                sim::format_duration(context.scenario.duration) + ")");
+  if (at != nullptr) {
+    fault.at = duration(source, *at);
+    if (fault.at > context.scenario.duration) {
+      source.fail(at->mark(), "fault at " + sim::format_duration(fault.at) + " is after the end of the scenario (duration " +
+                                  sim::format_duration(context.scenario.duration) + ")");
+    }
   }
   read_action(context, *action, fault);
+  if (after != nullptr) fault.after = read_trigger(context, *after);
+  for (const char* key : {"delay", "until"}) {
+    const Field* field = map.find(key);
+    if (field == nullptr) continue;
+    if (after == nullptr) {
+      source.fail(field->key.Mark(), std::string("'") + key + "' belongs to a fault with 'after' (a step-triggered fault), not to one at a fixed time");
+    }
+    if (std::string_view(key) == "delay") {
+      fault.delay = duration(source, *field);
+    } else {
+      fault.until = duration(source, *field);
+      if (*fault.until < fault.at) {
+        source.fail(field->mark(), "until " + sim::format_duration(*fault.until) + " is before at " + sim::format_duration(fault.at) +
+                                       ": the trigger could never fire");
+      }
+      if (*fault.until > context.scenario.duration) {
+        source.fail(field->mark(), "until " + sim::format_duration(*fault.until) + " is after the end of the scenario (duration " +
+                                       sim::format_duration(context.scenario.duration) + ")");
+      }
+    }
+  }
 
   const Field* pause_for = map.find("for");
   if (fault.kind == FaultKind::pause) {

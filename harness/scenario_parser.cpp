@@ -83,7 +83,7 @@ struct NamedMaps {
 void read_zookeeper(const Source& source, const Field& field, ZooKeeperConfig& config, NamedMaps& later) {
   MapReader map(source, field,
                 {"servers", "tick_time", "init_limit", "sync_limit", "start", "start_interval", "initial_zxid",
-                 "initial_epoch", "min_session_timeout", "max_session_timeout"});
+                 "initial_epoch", "min_session_timeout", "max_session_timeout", "version", "thread_delay_max"});
   if (auto f = map.find("servers")) config.servers = static_cast<int>(integer(source, *f, 1, servers_max));
   if (auto f = map.find("tick_time")) config.tick_time = positive_duration(source, *f);
   if (auto f = map.find("init_limit")) config.init_limit = static_cast<int>(integer(source, *f, 1, limit_ticks_max));
@@ -94,6 +94,13 @@ void read_zookeeper(const Source& source, const Field& field, ZooKeeperConfig& c
   if (auto f = map.find("initial_epoch")) later.initial_epoch = *f;
   if (auto f = map.find("min_session_timeout")) config.min_session_timeout = positive_duration(source, *f);
   if (auto f = map.find("max_session_timeout")) config.max_session_timeout = positive_duration(source, *f);
+  if (auto f = map.find("version")) {
+    config.version = text(source, *f);
+    if (!is_zookeeper_version(config.version)) {
+      source.fail(f->mark(), "unknown ZooKeeper version " + shown(config.version) + ": the model runs " + one_of(zookeeper_versions()));
+    }
+  }
+  if (auto f = map.find("thread_delay_max")) config.thread_delay_max = duration(source, *f);
   if (config.min_session_timeout && config.max_session_timeout &&
       *config.max_session_timeout < *config.min_session_timeout) {
     source.fail(map.find("max_session_timeout")->mark(), "zookeeper.max_session_timeout (" +
@@ -134,11 +141,13 @@ void read_network(const Source& source, const Field& field, NetworkConfig& confi
 }
 
 void read_clients(const Source& source, const Field& field, ClientsConfig& config) {
-  MapReader map(source, field, {"session_timeout", "connect", "writers", "write_interval", "ephemeral_writes"});
+  MapReader map(source, field, {"session_timeout", "connect", "writers", "write_interval", "ephemeral_writes", "writes", "reads"});
   if (auto f = map.find("session_timeout")) config.session_timeout = positive_duration(source, *f);
   if (auto f = map.find("writers")) config.writers = static_cast<int>(integer(source, *f, 0, writers_max));
   if (auto f = map.find("write_interval")) config.write_interval = positive_duration(source, *f);
   if (auto f = map.find("ephemeral_writes")) config.ephemeral_writes = boolean(source, *f);
+  if (auto f = map.find("writes")) config.writes = static_cast<int>(integer(source, *f, 0, writes_max));
+  if (auto f = map.find("reads")) config.reads = boolean(source, *f);
   if (auto f = map.find("connect")) {
     config.connect = text(source, *f);
     if (config.connect != "all") {

@@ -81,6 +81,11 @@ void write_zookeeper(YAML::Emitter& out, const ZooKeeperConfig& config) {
     out << YAML::Key << "max_session_timeout" << YAML::Value;
     write_duration(out, *config.max_session_timeout);
   }
+  if (config.version != "3.8.0") out << YAML::Key << "version" << YAML::Value << YAML::DoubleQuoted << config.version;
+  if (config.thread_delay_max != sim::Duration::zero()) {
+    out << YAML::Key << "thread_delay_max" << YAML::Value;
+    write_duration(out, config.thread_delay_max);
+  }
   out << YAML::EndMap;
 }
 
@@ -103,6 +108,8 @@ void write_network_and_clients(YAML::Emitter& out, const NetworkConfig& network,
   out << YAML::Key << "write_interval" << YAML::Value;
   write_duration(out, clients.write_interval);
   out << YAML::Key << "ephemeral_writes" << YAML::Value << clients.ephemeral_writes;
+  if (clients.writes != 0) out << YAML::Key << "writes" << YAML::Value << clients.writes;
+  if (clients.reads) out << YAML::Key << "reads" << YAML::Value << true;
   out << YAML::EndMap;
 }
 
@@ -173,11 +180,41 @@ void write_group(YAML::Emitter& out, const std::vector<std::string>& group) {
   out << YAML::EndSeq;
 }
 
-// One fault, one line: {at: 20s, crash: i1}.
+// One fault, one line: {at: 20s, crash: i1}, or with a trigger
+// {after: {event: zab.current_epoch_written, node: zk1, nth: 1}, delay: 5ms, crash: zk1}.
 void write_fault(YAML::Emitter& out, const Fault& fault) {
   out << YAML::Flow << YAML::BeginMap;
-  out << YAML::Key << "at" << YAML::Value;
-  write_duration(out, fault.at);
+  if (fault.after) {
+    const Trigger& trigger = *fault.after;
+    out << YAML::Key << "after" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "event" << YAML::Value << trigger.event;
+    out << YAML::Key << "node" << YAML::Value << trigger.node;
+    out << YAML::Key << "nth" << YAML::Value << trigger.occurrence;
+    if (!trigger.where.empty()) {
+      out << YAML::Key << "where" << YAML::Value << YAML::BeginMap;
+      for (const auto& [key, value] : trigger.where) {
+        out << YAML::Key << key << YAML::Value;
+        write_string(out, value);
+      }
+      out << YAML::EndMap;
+    }
+    out << YAML::EndMap;
+    if (fault.at != sim::Duration::zero()) {
+      out << YAML::Key << "at" << YAML::Value;
+      write_duration(out, fault.at);
+    }
+    if (fault.until) {
+      out << YAML::Key << "until" << YAML::Value;
+      write_duration(out, *fault.until);
+    }
+    if (fault.delay != sim::Duration::zero()) {
+      out << YAML::Key << "delay" << YAML::Value;
+      write_duration(out, fault.delay);
+    }
+  } else {
+    out << YAML::Key << "at" << YAML::Value;
+    write_duration(out, fault.at);
+  }
   out << YAML::Key << std::string(fault_kind_name(fault.kind)) << YAML::Value;
   switch (fault.kind) {
     case FaultKind::crash:

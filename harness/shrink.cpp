@@ -26,10 +26,14 @@ void sort_faults(Scenario& scenario) {
   std::stable_sort(scenario.faults.begin(), scenario.faults.end(), [](const Fault& a, const Fault& b) { return a.at < b.at; });
 }
 
-// When the last fault action ends (a pause ends `for` after it starts).
+// When the last fault action ends (a pause ends `for` after it starts). A step-triggered fault
+// counts from its `at` and `until`: when it fires is known only by running.
 sim::Duration last_fault_end(const Scenario& scenario) {
   sim::Duration last{};
-  for (const Fault& fault : scenario.faults) last = std::max(last, fault.at + (fault.kind == FaultKind::pause ? fault.pause_for : sim::Duration{}));
+  for (const Fault& fault : scenario.faults) {
+    sim::Duration at = fault.after && fault.until ? *fault.until : fault.at;
+    last = std::max(last, at + (fault.kind == FaultKind::pause ? fault.pause_for : sim::Duration{}));
+  }
   return last;
 }
 
@@ -65,6 +69,32 @@ rc::Seq<Fault> simpler_faults(const Fault& fault) {
       options.push_back(paused);
       if (options.size() > 12) break;
     }
+  }
+  if (fault.after) {
+    // An earlier occurrence of the same step, then no delay (or a shorter one).
+    rc::Seq<int> earlier = rc::shrink::towards<int>(fault.after->occurrence, 1);
+    while (auto next = earlier.next()) {
+      Fault sooner = fault;
+      sooner.after->occurrence = *next;
+      options.push_back(sooner);
+      if (options.size() > 8) break;
+    }
+    if (fault.delay > sim::Duration::zero()) {
+      rc::Seq<std::int64_t> shorter = rc::shrink::towards<std::int64_t>(as_ms(fault.delay), 0);
+      int kept = 0;
+      while (auto next = shorter.next()) {
+        Fault quicker = fault;
+        quicker.delay = std::chrono::milliseconds(*next);
+        options.push_back(quicker);
+        if (++kept > 6) break;
+      }
+    }
+    if (fault.at > sim::Duration::zero()) {
+      Fault from_start = fault;
+      from_start.at = sim::Duration::zero();
+      options.push_back(from_start);
+    }
+    return rc::seq::fromContainer(std::move(options));
   }
   // Rounder times: whole seconds, then tenths.
   for (sim::Duration unit : {sim::Duration(std::chrono::seconds(1)), sim::Duration(std::chrono::milliseconds(100))}) {

@@ -1,11 +1,13 @@
 #include "harness/swarm.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <set>
 
 #include "harness/recipe.h"
 #include "harness/registry.h"
+#include "harness/trigger_kinds.h"
 #include "sim/random.h"
 
 namespace harness {
@@ -285,10 +287,132 @@ void add_liveness_tail(Scenario& scenario, Duration tail_start) {
   }
 }
 
-std::string describe(const std::vector<FaultKind>& enabled, int count) {
+std::string describe(const std::vector<FaultKind>& enabled, int count, int steps) {
   std::string text = "swarm: ";
   for (std::size_t i = 0; i < enabled.size(); i++) text += (i == 0 ? "" : ", ") + std::string(fault_kind_name(enabled[i]));
-  return text + "; " + std::to_string(count) + " fault actions drawn";
+  text += "; " + std::to_string(count) + " fault actions drawn";
+  if (steps > 0) text += ", " + std::to_string(steps) + " at protocol steps";
+  return text;
+}
+
+// The kinds that happen many times a run (every write, every ack): a trigger counts further into them.
+bool frequent(std::string_view kind) {
+  for (std::string_view often : {"zab.proposal_sent", "zab.commit_sent", "zab.txn_queued", "zab.txn_appended", "zab.log_flushed",
+                                 "zab.log_synced", "zab.ack_sent", "zab.commit", "zab.propose", "job.exec.start"}) {
+    if (kind == often) return true;
+  }
+  return false;
+}
+
+// Step-triggered faults: up to three, each at the n-th occurrence of a site or event of one node
+// after a random time of the fault phase, paired with what undoes it (a restart, a heal) at the same
+// trigger a few seconds later. Triggers expire 10 s before the phase ends, so everything they do is
+// over when the liveness tail starts. Drawn from their own stream: the timed schedule is unchanged.
+int add_step_faults(Scenario& scenario, const std::vector<FaultKind>& enabled, std::uint64_t seed, Duration phase_end) {
+  sim::Rng rng(sim::derive_seed(seed, "swarm-steps"));
+  if (scenario.recipe == Recipe::none) {
+    // ZooKeeper alone: the races between a server's threads (zookeeper-model.md, Threads) and
+    // writers that read back what they wrote, so a lost write shows.
+    scenario.zookeeper.thread_delay_max = pick(rng, std::vector<Duration>{0ms, 1ms, 5ms, 20ms});
+    scenario.clients.reads = !scenario.clients.ephemeral_writes;
+  }
+  std::vector<FaultKind> kinds;
+  for (FaultKind kind : enabled) {
+    if (kind == FaultKind::crash || kind == FaultKind::power_off || kind == FaultKind::pause || kind == FaultKind::isolate) kinds.push_back(kind);
+  }
+  constexpr Duration undo_max = 10s;
+  Duration until = phase_end - undo_max;
+  if (kinds.empty() || until <= 2s || !rng.chance(1, 2)) return 0;
+  // An outage now and then (ZooKeeper alone, with writers that read back, whose lost writes show):
+  // every server crashes within three seconds and comes back within six, in any order. Most of
+  // Zab's sync bugs need two of three servers down at once, and their restarts are syncs to
+  // interrupt. A step fault counts from it, half the time at a step of a restarting server's sync.
+  // (Not with ephemeral writers: their runs are for the sessions' bugs, which an outage dilutes.)
+  std::optional<Duration> outage;
+  if (scenario.recipe == Recipe::none && scenario.clients.reads && std::find(kinds.begin(), kinds.end(), FaultKind::crash) != kinds.end() &&
+      until > 12s && rng.chance(3, 4)) {
+    outage = draw(rng, 1s, until - 10s);
+    for (int n = 1; n <= scenario.zookeeper.servers; n++) {
+      Fault crash;
+      crash.kind = FaultKind::crash;
+      crash.node = server_name(n);
+      crash.at = *outage + draw(rng, 0ms, 3s);
+      Fault restart = crash;
+      restart.kind = FaultKind::restart;
+      restart.at = *outage + 3s + draw(rng, 0ms, 6s);
+      scenario.faults.push_back(crash);
+      scenario.faults.push_back(restart);
+    }
+  }
+  // Every (kind, node) a trigger could wait for: the servers' sites and events, and the recipe's own.
+  std::vector<std::pair<const TriggerKind*, std::string>> servers;
+  std::vector<std::pair<const TriggerKind*, std::string>> recipe;
+  for (const TriggerKind& kind : trigger_kinds()) {
+    if (!trigger_kind_in_recipe(kind, scenario.recipe) || kind.kind.starts_with("node.") || kind.kind == "client.state") continue;
+    for (const std::string& node : node_names(scenario)) {
+      std::uint8_t role = node.starts_with("zk") ? trigger_server : node.starts_with("es") ? trigger_es_node : trigger_instance;
+      if ((kind.roles & role) == 0) continue;
+      (role == trigger_server ? servers : recipe).emplace_back(&kind, node);
+    }
+  }
+  if (servers.empty() && recipe.empty()) return 0;
+  int count = static_cast<int>(rng.uniform(1, 3));
+  for (int drawn = 0; drawn < count; drawn++) {
+    // Half the time a step of the recipe's own nodes, when it has any.
+    const auto& from = recipe.empty() || (!servers.empty() && rng.chance(1, 2)) ? servers : recipe;
+    auto [kind, node] = from[rng.pick(static_cast<std::uint32_t>(from.size()))];
+    bool at_sync = outage && rng.chance(1, 2);
+    if (at_sync) {
+      // The two steps between which a 3.8.0 follower's sync has its epoch but not its txns.
+      static constexpr std::array<std::string_view, 2> sync_steps{"zab.current_epoch_written", "zab.newleader_acked"};
+      kind = find_trigger_kind(sync_steps[rng.pick(sync_steps.size())]);
+      node = server_name(static_cast<int>(rng.uniform(1, scenario.zookeeper.servers)));
+    }
+    Trigger trigger;
+    trigger.event = std::string(kind->kind);
+    trigger.node = node;
+    // A sync step: mostly the first sync after the outage.
+    trigger.occurrence = static_cast<int>(rng.uniform(1, frequent(kind->kind) ? 20 : at_sync ? 2 : 3));
+    if (kind->kind == "zk.state") trigger.where["state"] = rng.chance(1, 2) ? "LEADING" : "FOLLOWING";
+    Fault fault;
+    fault.at = at_sync ? *outage : draw(rng, 1s, until - 1s);
+    fault.until = until;
+    fault.after = trigger;
+    fault.kind = kinds[rng.pick(static_cast<std::uint32_t>(kinds.size()))];
+    // The node the fault hits: the one that reached the step, or now and then another one.
+    fault.node = rng.chance(3, 4) ? node : pick(rng, node_names(scenario));
+    Fault undo = fault;
+    undo.delay = draw(rng, 1s, undo_max);
+    switch (fault.kind) {
+      case FaultKind::crash:
+      case FaultKind::power_off: undo.kind = FaultKind::restart; break;
+      case FaultKind::isolate:
+        undo.kind = FaultKind::heal;
+        undo.node.clear();
+        break;
+      case FaultKind::pause: fault.pause_for = draw(rng, 100ms, 3s); break;
+      default: ELECTSIM_UNREACHABLE();
+    }
+    scenario.faults.push_back(fault);
+    if (fault.kind != FaultKind::pause) scenario.faults.push_back(undo);
+    if (at_sync && rng.chance(1, 2)) {
+      // Failures come together: another server crashes within half a second of the interrupted
+      // sync, and comes back later.
+      Fault companion = fault;
+      companion.kind = FaultKind::crash;
+      companion.pause_for = Duration::zero();
+      std::vector<std::string> others = node_names(scenario);
+      std::erase(others, fault.node);
+      companion.node = pick(rng, others);
+      companion.delay = draw(rng, 0ms, 500ms);
+      Fault back = companion;
+      back.kind = FaultKind::restart;
+      back.delay = draw(rng, 2s, undo_max);
+      scenario.faults.push_back(companion);
+      scenario.faults.push_back(back);
+    }
+  }
+  return count;
 }
 
 }  // namespace
@@ -328,6 +452,7 @@ Scenario generate_scenario(const SwarmOptions& options, std::uint64_t seed) {
   scenario.duration = options.duration;
   scenario.recipe = options.recipe;
   scenario.bugs = options.bugs;
+  scenario.zookeeper.version = options.zookeeper_version;
   draw_deployment(scenario, rng);
 
   // The swarm: each allowed kind is enabled with probability 1/2 (at least one), and the run's
@@ -352,8 +477,9 @@ Scenario generate_scenario(const SwarmOptions& options, std::uint64_t seed) {
     }
   }
   add_liveness_tail(scenario, phase_end);
+  int steps = options.step_faults ? add_step_faults(scenario, enabled, seed, phase_end) : 0;
   std::stable_sort(scenario.faults.begin(), scenario.faults.end(), [](const Fault& a, const Fault& b) { return a.at < b.at; });
-  scenario.description = describe(enabled, drawn);
+  scenario.description = describe(enabled, drawn, steps);
   return scenario;
 }
 

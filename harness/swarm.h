@@ -28,6 +28,11 @@ struct SwarmOptions {
   // kind that makes sense for the recipe (fault_kinds_for).
   std::vector<FaultKind> faults;
   std::vector<std::string> bugs;  // bug switches, as in a file's `bugs:`
+  // Also draw step-triggered faults (docs/exploration.md): a crash, power-off, pause or isolation at
+  // the n-th occurrence of a site or event of the recipe's nodes. From a random stream of their own,
+  // so the timed schedule of a seed is the same with or without them.
+  bool step_faults = true;
+  std::string zookeeper_version = "3.8.0";  // every run's zookeeper.version
 };
 
 // The fault kinds that make sense for a recipe: disable, enable and set_sharding_total_count only

@@ -1,5 +1,7 @@
 #include "harness/workload.h"
 
+#include "sim/hash_fold.h"
+
 namespace harness {
 
 WorkloadClient::WorkloadClient(sim::Simulation& sim, std::string name, std::vector<sim::NodeId> servers, ClientsConfig config,
@@ -19,6 +21,17 @@ void WorkloadClient::on_start() {
 
 void WorkloadClient::on_stop() { zk_.reset(); }
 
+std::uint64_t WorkloadClient::state_digest(bool crashed, bool power_loss) const {
+  // The writes made survive (the next value to write); the session only while it runs.
+  std::uint64_t digest = sim::hash_fold(Node::state_digest(crashed, power_loss), static_cast<std::uint64_t>(writes_));
+  if (crashed || zk_ == nullptr) return digest;
+  return sim::hash_fold(digest, (zk_->connected() ? 1u : 0u) | (zk_->closed() ? 2u : 0u));
+}
+
+void WorkloadClient::seen(const std::string& path, zk::Zxid mzxid, const char* how) {
+  sim().trace().emit(id(), "workload.seen", {{"path", path}, {"mzxid", mzxid}, {"session", zk_->getSessionId()}, {"how", how}});
+}
+
 sim::Task<void> WorkloadClient::run() {
   // Writer wN keeps /workload/wN: its data is rewritten every write_interval, or, with
   // ephemeral_writes, each write creates a fresh ephemeral-sequential child and removes the last
@@ -30,7 +43,7 @@ sim::Task<void> WorkloadClient::run() {
   bool created = false;
   bool watching = false;
   std::string last_ephemeral;
-  while (true) {
+  while (config_.writes == 0 || writes_ < config_.writes) {
     co_await sim().sleep(config_.write_interval);
     if (zk_->closed()) {
       // The session expired: a new handle, as an application would make.
@@ -52,6 +65,14 @@ sim::Task<void> WorkloadClient::run() {
         sim().trace().emit(id(), "workload.watch", {{"path", event.path}, {"type", zk::event_type_name(event.type)}});
       });
     }
+    if (config_.reads && !config_.ephemeral_writes) {
+      // Read the node before writing it again: the version this session sees may never go back
+      // (zab-monotonic-reads), and a write lost since the last one shows here, first thing after a
+      // reconnection.
+      zk::DataResult read = co_await zk_->getData(path);
+      if (read.code == zk::Code::ok) seen(path, read.stat.mzxid, "read");
+      if (!zk_->connected()) continue;
+    }
     std::string value = std::to_string(writes_);
     zk::Code code;
     if (config_.ephemeral_writes) {
@@ -65,9 +86,11 @@ sim::Task<void> WorkloadClient::run() {
       zk::StatResult result = co_await zk_->setData(path, value);
       code = result.code;
       if (code == zk::Code::no_node) created = false;
+      if (code == zk::Code::ok && config_.reads) seen(path, result.stat.mzxid, "write");
     }
     sim().trace().emit(id(), "workload.write", {{"path", path}, {"value", value}, {"code", zk::code_name(code)}});
     if (code == zk::Code::ok) writes_++;
+
   }
 }
 

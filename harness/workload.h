@@ -20,9 +20,12 @@ class WorkloadClient final : public sim::Node {
  protected:
   void on_start() override;
   void on_stop() override;
+  std::uint64_t state_digest(bool crashed, bool power_loss) const override;
 
  private:
   sim::Task<void> run();
+  // Traces the mzxid of `path` this session saw, by its write ("write") or a read ("read").
+  void seen(const std::string& path, zk::Zxid mzxid, const char* how);
   std::unique_ptr<zk::ZooKeeper> newZooKeeper(std::uint64_t seed);
 
   std::vector<sim::NodeId> servers_;

@@ -23,6 +23,9 @@ struct ConformanceConfig {
   int init_limit = 10;
   int sync_limit = 5;
   std::uint64_t model_seed = 1;
+  // The release the model side runs (`conformance --zookeeper-version`); the real side is what is
+  // installed (3.8).
+  std::string model_zookeeper_version = "3.8.0";
 };
 
 // What one side measured: numbers (durations in ms) and words (sids, modes, names), by key.

@@ -36,6 +36,9 @@ zk::QuorumPeerConfig quorum_config(const ConformanceConfig& config) {
   quorum.tick_time = config.tick_time;
   quorum.init_limit = config.init_limit;
   quorum.sync_limit = config.sync_limit;
+  quorum.version = config.model_zookeeper_version == "3.9.3"   ? zk::ZkVersion::v3_9_3
+                   : config.model_zookeeper_version == "3.8.5" ? zk::ZkVersion::v3_8_5
+                                                               : zk::ZkVersion::v3_8_0;
   return quorum;
 }
 

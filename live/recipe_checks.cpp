@@ -67,6 +67,7 @@ std::string leader_text(const harness::Scenario& scenario) { return scenario.rec
 
 Measures run_model_recipe_check(const std::string& check, const ConformanceConfig& config) {
   harness::Scenario scenario = harness::parse_scenario_file(scenario_path(check));
+  scenario.zookeeper.version = config.model_zookeeper_version;
   harness::RunOptions options;
   options.seed = config.model_seed;
   harness::RunResult run = harness::runScenario(scenario, options);

@@ -8,6 +8,7 @@
 #include <optional>
 #include <utility>
 
+#include "sim/hash_fold.h"
 #include "sim/inbox.h"
 #include "sim/random.h"
 #include "sim/retransmission.h"
@@ -31,6 +32,23 @@ struct Received {
   M& operator*() { return *message; }
   M* operator->() { return &*message; }
 };
+
+// What the systematic search's state hash (harness/systematic.h) sees of a message in flight or
+// unread: by default only that there is one; a message type says more by declaring
+// `std::uint64_t state_digest(const M&)` where argument-dependent lookup finds it.
+template <class M>
+concept HasStateDigest = requires(const M& message) {
+  { state_digest(message) } -> std::convertible_to<std::uint64_t>;
+};
+
+template <class M>
+std::uint64_t message_state_digest(const M& message) {
+  if constexpr (HasStateDigest<M>) {
+    return state_digest(message);
+  } else {
+    return 1;
+  }
+}
 
 namespace detail {
 
@@ -90,6 +108,9 @@ class ConnectionBase {
   // retransmission timer. There must be one.
   virtual Instant front_sent(int direction) const = 0;
   virtual void push_close(int direction, Instant sent) = 0;  // a FIN or RST travelling this way
+  // The messages (and closes) travelling `direction` and those its receiver has not read yet, for
+  // the systematic search's state hash; only asked for there.
+  virtual std::uint64_t state_digest(int direction) const = 0;
 
   std::uint32_t index;
   std::uint32_t generation;
@@ -156,6 +177,17 @@ class Connection final : public ConnectionBase {
     return in_flight_[direction][0].sent;
   }
   void push_close(int direction, Instant sent) override { in_flight_[direction].emplace_back(sent, std::nullopt); }
+  std::uint64_t state_digest(int direction) const override {
+    std::uint64_t digest = hash_fold(0x5eed, in_flight_[direction].size());
+    for (std::size_t at = 0; at < in_flight_[direction].size(); at++) {
+      const std::optional<M>& item = in_flight_[direction][at].item;
+      digest = hash_fold(digest, item ? message_state_digest(*item) : 2);
+    }
+    const Ring<M>& unread = received_[1 - direction];
+    digest = hash_fold(digest, unread.size());
+    for (std::size_t at = 0; at < unread.size(); at++) digest = hash_fold(digest, message_state_digest(unread[at]));
+    return digest;
+  }
 
   // The message is made in place from `part` (M itself, or what M is made from).
   template <class Part>

@@ -349,4 +349,20 @@ void Network::unlisten(NodeId node, std::uint16_t port, detail::ListenerBase* li
   if (it != listeners_.end() && it->second == listener) listeners_.erase(it);
 }
 
+std::uint64_t Network::state_digest() const {
+  // A sum over connections: which slot a connection got, and so their order, says nothing about the
+  // state; node ids do.
+  std::uint64_t sum = 0;
+  for (const auto& connection : connections_) {
+    if (connection == nullptr) continue;
+    if (!connection->ends[0].open && !connection->ends[1].open && connection->in_flight(0) == 0 && connection->in_flight(1) == 0) continue;
+    std::uint64_t one = hash_fold(0x636f6e6e, (std::uint64_t{connection->ends[0].node} << 32) | connection->ends[1].node);
+    one = hash_fold(one, (connection->ends[0].open ? 1u : 0u) | (connection->ends[1].open ? 2u : 0u));
+    one = hash_fold(one, connection->state_digest(0));
+    one = hash_fold(one, connection->state_digest(1));
+    sum += mix64(one);
+  }
+  return hash_fold(hash_fold(0x6e657477, sum), reachability_.fully_connected() ? 1 : 0);
+}
+
 }  // namespace sim

@@ -104,6 +104,10 @@ class Network final : public EventHandler {
     Instant at;
   };
   std::vector<QueuedRetransmission> queued_retransmissions() const;
+  // A hash of what the network holds: every open connection's endpoints, and the messages in flight
+  // or unread on it (sim/connection.h, message_state_digest). For the systematic search's pruning
+  // (harness/systematic.h): two moments with the same digest hold the same traffic.
+  std::uint64_t state_digest() const;
 
   // ---- the message trace (opt-in; set before the run starts) ----
   // Every message sent, delivered or dropped, each FIN and RST, and every change of reachability

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/hash_fold.h"
 #include "sim/network.h"
 
 namespace sim {
@@ -79,6 +80,12 @@ void Node::crash() {
 void Node::power_off() {
   sim_.trace().emit(id_, "node.power_off");
   stop(State::stopping_silently);
+}
+
+std::uint64_t Node::state_digest(bool crashed, bool power_loss) const {
+  (void)power_loss;
+  if (crashed || state_ != State::up) return hash_fold(0x646f776e, state_ == State::powered_off ? 1 : 0);
+  return hash_fold(0x7570, paused() ? 1 : 0);
 }
 
 void Node::pause() {

@@ -86,6 +86,12 @@ class Node {
   // Tells sockets whether closing now sends a FIN (process exit) or nothing (power loss).
   bool closing_silently() const { return state_ == State::stopping_silently; }
 
+  // The systematic search's view of this node's state (harness/systematic.h), for pruning points
+  // that lead to the same state: with `crashed`, what would be left if the process crashed now (a
+  // power loss with `power_loss`). By default: whether it runs and is paused; models that persist
+  // anything, or hold state that decides what happens next, say more.
+  virtual std::uint64_t state_digest(bool crashed, bool power_loss) const;
+
  protected:
   // Spawns the node's processes over its persistent state.
   virtual void on_start() = 0;

@@ -148,6 +148,46 @@ EventToken Simulation::schedule_callback(Instant at, NodeId node, std::function<
   return EventToken{slot | 0x80000000u, entry.generation};
 }
 
+EventToken Simulation::schedule_urgent_callback(std::function<void()> callback) {
+  ELECTSIM_ASSERT(callback);
+  std::uint32_t slot = allocate_callback_slot();
+  ELECTSIM_ASSERT(slot < 0x80000000u);
+  CallbackSlot& entry = callback_slots_[slot];
+  entry.callback = std::move(callback);
+  entry.node = no_node;
+  entry.incarnation = 0;
+  entry.queued = no_queue;  // not in queue_: cancelling only moves the slot's generation on
+  urgent_.push_back(Event{nanos(now_), next_key(static_cast<std::uint8_t>(EventKind::callback)), slot, entry.generation});
+  return EventToken{slot | 0x80000000u, entry.generation};
+}
+
+EventToken Simulation::schedule_urgent_resume(std::coroutine_handle<> handle, NodeId node) {
+  ELECTSIM_ASSERT(handle);
+  ELECTSIM_ASSERT(node != no_node);
+  std::uint32_t slot = allocate_resume_slot();
+  ResumeSlot& entry = resume_slots_[slot];
+  entry.handle = handle;
+  entry.node = node;
+  entry.queued = no_queue;
+  urgent_.push_back(Event{nanos(now_), next_key(static_cast<std::uint8_t>(EventKind::resume)), slot, entry.generation});
+  return EventToken{slot, entry.generation};
+}
+
+void Simulation::run_urgent() {
+  // FIFO, and what an urgent event schedules urgently runs in this same drain, after it.
+  // A stop leaves the rest queued for the next run_until.
+  std::size_t next = 0;
+  while (next < urgent_.size() && !stop_requested_) {
+    Event event = urgent_[next++];
+    ELECTSIM_ASSERT(event.at == nanos(now_));
+    bool resume = event.kind() == static_cast<std::uint8_t>(EventKind::resume);
+    std::uint32_t generation = resume ? resume_slots_[event.target].generation : callback_slots_[event.target].generation;
+    if (generation != event.generation) continue;  // cancelled (a held frame destroyed by its crash)
+    dispatch(event);
+  }
+  urgent_.erase(urgent_.begin(), urgent_.begin() + static_cast<std::ptrdiff_t>(next));
+}
+
 std::uint8_t Simulation::register_handler(EventHandler* handler) {
   ELECTSIM_ASSERT(handler != nullptr);
   ELECTSIM_ASSERT(handlers_.size() < 200);
@@ -156,6 +196,10 @@ std::uint8_t Simulation::register_handler(EventHandler* handler) {
 }
 
 bool Simulation::step() {
+  if (!urgent_.empty()) {
+    run_urgent();
+    return true;
+  }
   while (!queue_.empty()) {
     Event event = queue_.pop();
     ELECTSIM_ASSERT(event.at >= nanos(now_));
@@ -170,6 +214,10 @@ void Simulation::run_until(Instant end) {
   stop_requested_ = false;
   Event event;
   while (!stop_requested_) {
+    if (!urgent_.empty()) [[unlikely]] {
+      run_urgent();
+      continue;
+    }
     // The limits are checked before an event leaves the queue, and only when one is due: a limit
     // that stops the run leaves the queue whole for the teardown that cancels what is pending.
     bool check = events_processed_ >= limits_.max_events || memory_check_countdown_ == 1;

@@ -119,6 +119,12 @@ class Simulation {
   // A harness-level action (a fault, a workload step). With a node, it is deferred while the node is
   // paused and dropped if the node has crashed or restarted since.
   EventToken schedule_callback(Instant at, NodeId node, std::function<void()> callback);
+  // Urgent events run before anything else due now, in the order they were made: a fault that a
+  // trigger aims at a protocol step (harness/triggers.h) lands there, and the coroutine held at that
+  // step (sim/site.h) goes on right after it, before any other event of the instant. Tokens cancel
+  // them as they cancel ordinary events (a crash destroys the held frame, whose awaiter cancels).
+  EventToken schedule_urgent_callback(std::function<void()> callback);
+  [[nodiscard]] EventToken schedule_urgent_resume(std::coroutine_handle<> handle, NodeId node);
   std::uint8_t register_handler(EventHandler* handler);
   [[gnu::always_inline]] void schedule_handler(Instant at, std::uint8_t kind, std::uint32_t target, std::uint32_t generation) {
     ELECTSIM_ASSERT(at >= now_);
@@ -215,6 +221,8 @@ class Simulation {
   void check_memory();
   void cancel_slow(EventToken& token);
   void dispatch(const Event& event);
+  // Runs every urgent event, oldest first (those they make included).
+  void run_urgent();
   void dispatch_resume(const Event& event);
   void dispatch_callback(const Event& event);
   std::uint32_t allocate_resume_slot();
@@ -228,6 +236,7 @@ class Simulation {
   std::int64_t memory_baseline_ = 0;  // memory_in_use_bytes() when the simulation was made
   std::uint32_t memory_check_countdown_ = memory_check_interval;
   EventQueue<Event> queue_;  // ordered by (time, insertion sequence)
+  std::vector<Event> urgent_;  // due now, before queue_'s events (schedule_urgent_*); rare
   std::vector<ResumeSlot> resume_slots_;
   std::uint32_t free_resume_slot_ = UINT32_MAX;
   std::vector<CallbackSlot> callback_slots_;

@@ -66,6 +66,23 @@ void Trace::observe(NodeId node, std::string_view kind, std::initializer_list<Tr
   for (TraceSink* sink : sinks_for(kind)) sink->on_event(event);
 }
 
+bool Trace::site(NodeId node, std::string_view kind, std::span<const TraceField> fields) {
+  if (site_readers_.empty()) return false;
+  hold_requested_ = false;
+  TraceEvent event{sim_.now(), node, kind, fields};
+  for (TraceSink* sink : site_readers_) {
+    std::span<const std::string_view> kinds = sink->kinds();
+    if (!every_kind_ && !kinds.empty() &&
+        std::ranges::none_of(kinds, [kind](std::string_view listed) { return listed.ends_with('.') ? kind.starts_with(listed) : kind == listed; })) {
+      continue;
+    }
+    sink->on_event(event);
+  }
+  bool hold = hold_requested_;
+  hold_requested_ = false;
+  return hold;
+}
+
 namespace {
 bool reads(const TraceSink& sink, std::string_view kind) {
   std::span<const std::string_view> kinds = sink.kinds();
@@ -91,12 +108,14 @@ const std::vector<TraceSink*>& Trace::sinks_for(std::string_view kind) {
 
 void Trace::add_sink(TraceSink* sink) {
   sinks_.push_back(sink);
+  if (sink->reads_sites()) site_readers_.push_back(sink);
   sinks_by_kind_.clear();
   sink->on_attach(sim_);
 }
 
 void Trace::remove_sink(TraceSink* sink) {
   sinks_.erase(std::remove(sinks_.begin(), sinks_.end(), sink), sinks_.end());
+  site_readers_.erase(std::remove(site_readers_.begin(), site_readers_.end(), sink), site_readers_.end());
   sinks_by_kind_.clear();
 }
 

@@ -69,6 +69,10 @@ class TraceSink {
   // Called by Trace::add_sink. A sink made before its simulation (one a caller hands to the runner)
   // learns here which simulation it listens to, for node names.
   virtual void on_attach(const Simulation& sim) { (void)sim; }
+  // Whether this sink also reads site observations (Trace::site: a model reached one of its named
+  // steps, sim/site.h). Few do (a trace file, the fault triggers, the systematic search's recorder),
+  // so a run where none listens pays one test per site reached.
+  virtual bool reads_sites() const { return false; }
 };
 
 class Trace {
@@ -81,6 +85,12 @@ class Trace {
   // For what exists only when a tool asks for it (the network's message trace, net.*), so that
   // asking for a diagram does not change the trace hash a failure file records.
   void observe(NodeId node, std::string_view kind, std::initializer_list<TraceField> fields = {});
+  // A model reached a named site (sim/site.h): an observation, neither hashed nor counted, handed to
+  // the sinks that read sites. Returns whether one of them asked to hold the step there
+  // (hold_step(), from its on_event): the site's awaiter then lets urgent events run first.
+  bool site(NodeId node, std::string_view kind, std::span<const TraceField> fields);
+  void hold_step() { hold_requested_ = true; }
+  bool has_site_readers() const { return !site_readers_.empty(); }
 
   std::uint64_t hash() const { return hash_; }
   std::uint64_t events() const { return events_; }
@@ -100,6 +110,8 @@ class Trace {
   std::uint64_t hash_ = 0xcbf29ce484222325ULL;
   std::uint64_t events_ = 0;
   std::vector<TraceSink*> sinks_;
+  std::vector<TraceSink*> site_readers_;  // the sinks whose reads_sites() is true, in order
+  bool hold_requested_ = false;
   bool every_kind_ = false;
   // A kind's sinks, in the order they were added: found once per kind and run, then looked up.
   // Emptied whenever the sinks change.
@@ -113,6 +125,7 @@ class JsonLinesSink final : public TraceSink {
  public:
   JsonLinesSink(const Simulation& sim, std::ostream& out) : sim_(sim), out_(out) {}
   void on_event(const TraceEvent& event) override;
+  bool reads_sites() const override { return true; }
 
  private:
   const Simulation& sim_;

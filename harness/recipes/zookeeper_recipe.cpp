@@ -13,7 +13,8 @@ class ZooKeeperRecipe final : public RecipeDriver {
  public:
   void build(Cluster&) override {}
   std::vector<std::string> promisedProperties() const override {
-    return {"zab-single-leader", "zab-agreement", "ephemeral-cleanup", "watch-once", "eventual-leader"};
+    return {"zab-single-leader", "zab-agreement",      "zab-committed-durability", "zab-history-consistency", "zab-monotonic-reads",
+            "zab-protocol-errors", "ephemeral-cleanup", "watch-once",               "eventual-leader"};
   }
   std::optional<std::string> leaderNow(Cluster& cluster) const override {
     std::optional<zk::ServerId> leader = cluster.ensemble()->leader();

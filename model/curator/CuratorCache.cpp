@@ -5,6 +5,7 @@
 
 #include <boost/container/small_vector.hpp>
 
+#include "model/curator/CuratorSites.h"
 #include "model/curator/ZKPaths.h"
 
 namespace curator {
@@ -78,6 +79,7 @@ const ChildData* CuratorCache::find(std::string_view path) const {
 
 void CuratorCache::rebuild() {
   if (state_ != State::started) return;
+  sim::pass(client_.sim(), client_.node().id(), sites::cache_rebuilt, {{"path", path_}});
   // The root first, then every stored node (some are read twice; versions keep events unique).
   nodeChanged(path_);
   std::vector<std::string> paths;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "model/curator/CuratorSites.h"
 #include "model/curator/LockInternals.h"
 #include "model/curator/ZKPaths.h"
 
@@ -102,6 +103,7 @@ sim::Task<void> LeaderLatch::createTask() {
   // RECONNECTED (its getChildren finds no node of ours and resets).
   if (created.code != zk::Code::ok) co_return;
   setNode(created.path);
+  co_await sim::reach(client_.sim(), client_.node().id(), sites::latch_node_created, {"path", created.path});
   if (state_ == State::closed) {
     setNode(std::nullopt);  // CURATOR-3: no node may outlive close()
   } else {

@@ -1,6 +1,7 @@
 #include "model/elasticjob/LeaderService.h"
 
 #include "model/elasticjob/ElasticJobExceptions.h"
+#include "model/elasticjob/JobSites.h"
 
 namespace elasticjob {
 
@@ -30,6 +31,7 @@ sim::Task<void> LeaderService::LeaderElectionExecutionCallback::execute() {
   // creates the node (docs/elasticjob-model.md, "A leader node created during shutdownInstance").
   std::string localId = env.requireLocalInstanceId("LeaderElectionExecutionCallback");
   zk::Code code = co_await env.storage.fillEphemeralJobNode(std::string(LeaderNode::INSTANCE), localId);
+  co_await sim::reach(env.sim(), env.node.id(), sites::leader_node_written, {"job", env.jobName()}, {"code", zk::code_name(code)});
   if (code == zk::Code::ok) {
     service_.directView_ = true;
     service_.refreshBelief();

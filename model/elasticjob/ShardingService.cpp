@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "model/elasticjob/ElasticJobExceptions.h"
+#include "model/elasticjob/JobSites.h"
 
 namespace elasticjob {
 
@@ -28,6 +29,7 @@ sim::Task<void> ShardingService::setReshardingFlag() {
     if (!leader) co_return;
   }
   bool created = co_await env_.storage.createJobNodeIfNeeded(std::string(ShardingNode::NECESSARY));
+  co_await sim::reach(env_.sim(), env_.node.id(), sites::resharding_flag_set, {"job", env_.jobName()});
   if (created) {
     env_.sim().trace().emit(env_.node.id(), "job.resharding_flag", {{"job", env_.jobName()}, {"id", env_.localInstanceIdView()}});
   }
@@ -57,6 +59,7 @@ sim::Task<void> ShardingService::shardingIfNecessary() {
   ShardingResult previous;
   if (strategy->usesPrevious()) previous = co_await previousAssignment(shardingTotalCount);
   co_await env_.storage.fillEphemeralJobNode(std::string(ShardingNode::PROCESSING), "");
+  co_await sim::reach(env_.sim(), env_.node.id(), sites::processing_flag_set, {"job", env_.jobName()});
   co_await resetShardingInfo(shardingTotalCount);
   ShardingResult shardingResults;
   try {
@@ -76,6 +79,7 @@ sim::Task<void> ShardingService::shardingIfNecessary() {
   operations.push_back(TransactionOperation::opDelete(path.getFullPath(ShardingNode::NECESSARY)));
   operations.push_back(TransactionOperation::opDelete(path.getFullPath(ShardingNode::PROCESSING)));
   zk::MultiResult result = co_await env_.storage.executeInTransaction(std::move(operations));
+  co_await sim::reach(env_.sim(), env_.node.id(), sites::sharding_result_written, {"job", env_.jobName()}, {"code", zk::code_name(result.code)});
   if (result.code == zk::Code::ok) {
     env_.sim().trace().emit(env_.node.id(), "job.sharding",
                             {{"job", env_.jobName()},

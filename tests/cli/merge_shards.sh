@@ -8,7 +8,7 @@ electsim=$1
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-sweep=(explore --recipe none --duration 10s --runs 6 --jobs 1 --quiet --out "" --json)
+sweep=(explore --recipe none --zookeeper-version 3.9.3 --duration 10s --runs 6 --jobs 1 --quiet --out "" --json)
 "$electsim" "${sweep[@]}" | tail -1 > "$dir/whole.json"
 for i in 1 2 3; do "$electsim" "${sweep[@]}" --shard "$i/3" | tail -1 > "$dir/s$i.json"; done
 hash() { grep -o '"trace_hash":"[0-9a-f]*"' "$1"; }

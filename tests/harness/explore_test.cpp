@@ -140,6 +140,12 @@ TEST_P(BugCaught, WithinTheBudget) {
   ExploreOptions options = sweep(bug.recipe, bug.budget, 2);
   options.swarm.bugs = {bug.bug};
   options.swarm.duration = bug.duration;
+  // ZooKeeper's own switches run on 3.9.3, and only the switch's property counts: 3.8.0's real Zab
+  // bugs, and what 3.9.3 still has (ZOOKEEPER-2354), would otherwise come first.
+  if (bug.recipe == Recipe::none) {
+    options.swarm.zookeeper_version = "3.9.3";
+    options.properties = {bug.property};
+  }
   options.stop_at_first_failure = bug.stop_at_first_failure;
   harness::ExploreSummary summary = quietExplore(options);
   ASSERT_TRUE(summary.first_failure.has_value()) << bug.bug << " not caught in " << bug.budget << " runs";
@@ -175,7 +181,11 @@ INSTANTIATE_TEST_SUITE_P(
 class CleanRecipe : public ::testing::TestWithParam<Recipe> {};
 
 TEST_P(CleanRecipe, ExploresTheBudgetWithoutAFailure) {
-  harness::ExploreSummary summary = quietExplore(sweep(GetParam(), 200, 2));
+  ExploreOptions options = sweep(GetParam(), 200, 2);
+  // ZooKeeper alone promises the zab- properties 3.8.0's own bugs break (zookeeper-model.md,
+  // Exploration): clean means 3.9.3 there.
+  if (GetParam() == Recipe::none) options.swarm.zookeeper_version = "3.9.3";
+  harness::ExploreSummary summary = quietExplore(options);
   EXPECT_EQ(summary.failures, 0u) << "first: seed " << (summary.first_failure ? summary.first_failure->seed : 0) << " "
                                    << (summary.first_failure ? summary.first_failure->property + ": " + summary.first_failure->message : "");
   EXPECT_EQ(summary.runs, 200u);

@@ -41,7 +41,7 @@ TEST(Registry, EveryListIsWellFormed) {
 TEST(Registry, BugSwitchesAreTheDocumentedOnes) {
   EXPECT_EQ(names(bug_switches()),
             (std::vector<std::string>{"fle-1419-nontotal-order", "zab-commit-without-quorum", "zab-335-epoch-from-zxid",
-                                      "zk-1208-create-on-closing-session", "zk-watch-not-one-shot", "ej-no-has-leader-check",
+                                      "zk-1208-create-on-closing-session", "zk-2845-retain-database", "zk-3911-diff-logged-after-uptodate", "zk-watch-not-one-shot", "ej-no-has-leader-check",
                                       "ej-any-node-sets-resharding-flag", "latch-ignores-connection-loss",
                                       "latch-watches-parent", "latch-unprotected-create", "curator-696-no-owner-check",
                                       "naive-no-anti-jitter", "es-2488-local-elect", "es-master-service-fifo"}));
@@ -49,7 +49,7 @@ TEST(Registry, BugSwitchesAreTheDocumentedOnes) {
 
 TEST(Registry, PropertiesAreTheDocumentedOnes) {
   EXPECT_EQ(names(properties()),
-            (std::vector<std::string>{"zab-single-leader", "zab-agreement", "ephemeral-cleanup", "watch-once",
+            (std::vector<std::string>{"zab-single-leader", "zab-agreement", "zab-committed-durability", "zab-history-consistency", "zab-monotonic-reads", "zab-protocol-errors", "ephemeral-cleanup", "watch-once",
                                       "job-single-leader", "full-coverage", "no-double-execution", "eventual-leader",
                                       "es-single-master", "es-state-agreement", "es-eventual-master",
                                       "naive-master-stable", "model-sanity", "latch-single-leader", "latch-no-herd", "es-task-order"}));

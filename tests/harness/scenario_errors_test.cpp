@@ -45,7 +45,7 @@ TEST(ScenarioErrors, UnknownKeySuggestsTheClosest) {
 
 TEST(ScenarioErrors, UnknownKeyWithoutACloseOneListsTheKeys) {
   EXPECT_EQ(error_of(head + "clients: {frobnicate: 1}\n"),
-            "s.yaml:3:11: unknown key 'frobnicate' in clients; expected session_timeout, connect, writers, write_interval or ephemeral_writes");
+            "s.yaml:3:11: unknown key 'frobnicate' in clients; expected session_timeout, connect, writers, write_interval, ephemeral_writes, writes or reads");
 }
 
 TEST(ScenarioErrors, DuplicateKey) {

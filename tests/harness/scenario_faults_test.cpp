@@ -166,7 +166,8 @@ TEST(ScenarioFaults, ShapeOfAFault) {
             "f.yaml:9:5: a fault needs an action: crash, power_off, restart, partition, isolate, bridge, drop, heal, "
             "pause, disable, enable, shutdown or set_sharding_total_count");
   EXPECT_EQ(fault_error("  - {crash: zk1}\n"),
-            "f.yaml:9:5: a fault needs 'at', the time it happens, such as {at: 10s, crash: ...}");
+            "f.yaml:9:5: a fault needs 'at', the time it happens, such as {at: 10s, crash: ...}, or 'after', the step that "
+            "triggers it, such as {after: {event: zk.state, node: zk1}, crash: ...}");
   EXPECT_EQ(fault_error("  - {at: 1s, crash: zk1, restart: zk1}\n"),
             "f.yaml:9:26: a fault has exactly one action, but this one has 'crash' and 'restart' (write one fault for "
             "each)");

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "harness/registry.h"
+#include "harness/trigger_kinds.h"
 #include "harness/scenario.h"
 
 namespace harness::generators {
@@ -144,6 +145,30 @@ inline Fault gen_fault(const Scenario& s) {
       fault.value = *rc::gen::inRange(1, sharding_total_count_max + 1);
       break;
   }
+  // A quarter of the faults wait for a step (harness/trigger_kinds.h) of a node that emits it.
+  if (*rc::gen::inRange(0, 4) == 0) {
+    std::vector<std::pair<const TriggerKind*, std::string>> choices;
+    for (const TriggerKind& kind : trigger_kinds()) {
+      if (!trigger_kind_in_recipe(kind, s.recipe)) continue;
+      for (const std::string& node : nodes) {
+        std::uint8_t role = node.starts_with("zk") ? trigger_server : node.starts_with("es") ? trigger_es_node : trigger_instance;
+        if (kind.roles & role) choices.emplace_back(&kind, node);
+      }
+    }
+    if (!choices.empty()) {
+      auto [kind, node] = *rc::gen::elementOf(choices);
+      Trigger trigger;
+      trigger.event = std::string(kind->kind);
+      trigger.node = node;
+      trigger.occurrence = *rc::gen::inRange(1, 1000);
+      if (!kind->fields.empty() && *rc::gen::inRange(0, 3) == 0) {
+        trigger.where[std::string(*rc::gen::elementOf(kind->fields))] = *rc::gen::elementOf(std::vector<std::string>{"LEADING", "12", "0x100000003", "true", "a b"});
+      }
+      fault.after = trigger;
+      if (*rc::gen::arbitrary<bool>()) fault.delay = *gen_duration(0s, 1h);
+      if (*rc::gen::arbitrary<bool>()) fault.until = *gen_duration(fault.at, s.duration);
+    }
+  }
   return fault;
 }
 
@@ -215,12 +240,16 @@ inline void gen_cluster(Scenario& s) {
   if (*rc::gen::arbitrary<bool>()) {
     s.zookeeper.max_session_timeout = *gen_duration(s.zookeeper.min_session_timeout.value_or(1ms), 1h);
   }
+  s.zookeeper.version = std::string(*rc::gen::elementOf(zookeeper_versions()));
+  if (*rc::gen::arbitrary<bool>()) s.zookeeper.thread_delay_max = *gen_duration(0s, 1s);
   s.network.latency_min = *gen_duration(1ns, 100ms);
   s.network.latency_max = *gen_duration(s.network.latency_min, 1s);
   s.clients.session_timeout = *gen_duration(1ms, 1min);
   s.clients.writers = *rc::gen::inRange(0, 4);
   s.clients.write_interval = *gen_duration(1ms, 10s);
   s.clients.ephemeral_writes = *rc::gen::arbitrary<bool>();
+  s.clients.writes = *rc::gen::inRange(0, writes_max + 1);
+  s.clients.reads = *rc::gen::arbitrary<bool>();
   gen_instances(s);
 }
 

@@ -1,10 +1,20 @@
 #include "model/zk/quorum/Follower.h"
 
+#include <cstdio>
+
+#include "model/zk/ZabSites.h"
 #include "model/zk/quorum/QuorumPeer.h"
+#include "sim/hash_fold.h"
 
 namespace zk {
 
 namespace {
+
+std::string hex_zxid(Zxid zxid) {
+  char text[24];
+  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(zxid));
+  return text;
+}
 
 constexpr int connect_tries_max = 5;
 constexpr sim::Duration leader_connect_delay_during_retry = 100ms;  // zookeeper.leaderConnectDelayDuringRetryMs
@@ -22,10 +32,15 @@ Follower::Follower(QuorumPeer& self)
     : self_(self),
       workers_(self.sim(), self.id()),
       zks_(self, ZooKeeperServer::Role::follower),
-      sync_(self.sim(), self.disk(), self.config().fsync_latency, [this](const std::shared_ptr<const Txn>& txn) {
-        // SendAckRequestProcessor: the ACK goes out once the txn is on disk.
-        send(packet(PacketType::ack, txn->header.zxid));
-      }) {
+      sync_(std::make_shared<SyncRequestProcessor>(
+          self.sim(), self.id(), self.disk(), self.config().fsync_latency,
+          [this](const std::shared_ptr<const Txn>& txn) {
+            // SendAckRequestProcessor: the ACK goes out once the txn is on disk, on the socket the
+            // QuorumPeer thread writes to as well (Learner.writePacket, synchronized on leaderOs).
+            send(packet(PacketType::ack, txn->header.zxid));
+            sim::pass(self_.sim(), self_.id(), sites::ack_sent, {{"zxid", txn->header.zxid}});
+          },
+          [&self] { return self.threadDelay(); })) {
   zks_.setSubmit([this](const Request& request) {
     // FollowerRequestProcessor: writes go to the leader as REQUEST packets.
     QuorumPacket forward = packet(PacketType::request, -1);
@@ -49,7 +64,8 @@ sim::Task<void> Follower::followLeader() {
   const QuorumPeerConfig& config = self_.config();
   ServerId leader = self_.getCurrentVote().id;
   if (!co_await connectToLeader(self_.nodeOf(leader))) co_return;
-  sync_.start(workers_);
+  // The log writer runs in the node's own scope: in 3.8 it outlives this role (orphan()).
+  sync_->start(self_.processes());
   std::optional<Zxid> newEpochZxid = co_await registerWithLeader();
   if (!newEpochZxid) co_return;
   if (epoch_of(*newEpochZxid) < self_.getAcceptedEpoch() && !config.bugs.zab_335_epoch_from_zxid) co_return;  // "Epoch of leader is lower"
@@ -100,6 +116,7 @@ sim::Task<std::optional<Zxid>> Follower::registerWithLeader() {
   if (newEpoch > self_.getAcceptedEpoch() || (epochFromZxid && newEpoch == self_.getAcceptedEpoch())) {
     epochToReport = self_.getCurrentEpoch();
     self_.setAcceptedEpoch(newEpoch);  // persisted before the ACKEPOCH goes out
+    co_await sim::reach(self_.sim(), self_.id(), sites::accepted_epoch_written, {"epoch", newEpoch});
   } else if (newEpoch == self_.getAcceptedEpoch()) {
     epochToReport = -1;  // already accepted this epoch: "don't count me"
   } else {
@@ -113,6 +130,7 @@ sim::Task<std::optional<Zxid>> Follower::registerWithLeader() {
 
 sim::Task<bool> Follower::syncWithLeader(Zxid newLeaderZxid) {
   const QuorumPeerConfig& config = self_.config();
+  const ZkVersion version = config.version;
   ZKDatabase& db = self_.getZkDb();
   std::int64_t newEpoch = epoch_of(newLeaderZxid);
   bool snapshotNeeded = true;
@@ -144,11 +162,13 @@ sim::Task<bool> Follower::syncWithLeader(Zxid newLeaderZxid) {
   // at that zxid: what it delivered beyond is superseded.
   self_.sim().trace().emit(self_.id(), "zab.synced_mode",
                            {{"mode", packet_type_name(first->type)}, {"zxid", first->zxid}, {"leader", self_.getCurrentVote().id}});
+  co_await sim::reach(self_.sim(), self_.id(), sites::sync_mode_received, {"mode", packet_type_name(first->type)}, {"zxid", first->zxid});
 
   bool writeToTxnLog = !snapshotNeeded;
   bool newLeaderSeen = false;
-  std::deque<std::shared_ptr<const Txn>> packetsNotCommitted;
+  std::deque<std::shared_ptr<const Txn>> packetsNotCommitted;  // 3.9.3: packetsNotLogged
   std::deque<Zxid> packetsCommitted;
+  std::vector<std::shared_ptr<const Txn>> requestsToAck;  // 3.8.5: appended at NEWLEADER, ACKed after UPTODATE
   while (true) {
     sim::Received<QuorumPacket> received = co_await socket_.receive(newLeaderSeen ? config.sync_timeout() : config.init_timeout());
     if (!received) co_return false;
@@ -156,7 +176,13 @@ sim::Task<bool> Follower::syncWithLeader(Zxid newLeaderZxid) {
     if (qp.type == PacketType::proposal) {
       packetsNotCommitted.push_back(qp.txn);
     } else if (qp.type == PacketType::commit) {
-      if (packetsNotCommitted.empty()) co_return false;  // the NullPointerException of ZOOKEEPER-4394
+      if (packetsNotCommitted.empty()) {
+        // packetsNotCommitted.peekFirst().hdr: a COMMIT after NEWLEADER for an outstanding proposal
+        // sent before it, whose buffer NEWLEADER cleared (Learner.java:654-655).
+        self_.protocolError("NullPointerException: COMMIT " + hex_zxid(qp.zxid) + " with no uncommitted proposal in sync", "Learner.syncWithLeader",
+                            "ZOOKEEPER-4394");
+        co_return false;
+      }
       if (!writeToTxnLog) {
         // SNAP/TRUNC before NEWLEADER: applied in memory, captured by the snapshot at NEWLEADER.
         if (packetsNotCommitted.front()->header.zxid == qp.zxid) {
@@ -167,28 +193,78 @@ sim::Task<bool> Follower::syncWithLeader(Zxid newLeaderZxid) {
         packetsCommitted.push_back(qp.zxid);
       }
     } else if (qp.type == PacketType::newleader) {
+      co_await sim::reach(self_.sim(), self_.id(), sites::newleader_received, {"zxid", qp.zxid});
       if (snapshotNeeded) {
         // A SNAP or TRUNC ends in a snapshot of what we now have; older log entries after it are
         // superseded (the model rolls the log there).
         self_.disk().snapshot = db.takeSnapshot();
         self_.disk().truncate_log(self_.disk().snapshot->zxid);
       }
-      self_.setCurrentEpoch(newEpoch);  // 3.8.0: before the DIFF txns are on disk (ZOOKEEPER-4643)
       writeToTxnLog = true;
       newLeaderSeen = true;
       syncMode_ = SyncMode::none;
-      for (const auto& txn : packetsNotCommitted) logRequest(txn);  // asynchronously
-      packetsNotCommitted.clear();
+      // The ZOOKEEPER-3911 switch is an older code, whatever the release: the 3.8.0 branch, without
+      // even the queueing.
+      if (version == ZkVersion::v3_8_0 || config.bugs.zk_3911_diff_logged_after_uptodate) {
+        self_.setCurrentEpoch(newEpoch);  // before the DIFF txns are on disk (ZOOKEEPER-4643)
+        co_await sim::reach(self_.sim(), self_.id(), sites::current_epoch_written, {"epoch", newEpoch});
+        // ZOOKEEPER-3911 (bug switch): before 3.5.9 they stayed in memory until UPTODATE.
+        if (!config.bugs.zk_3911_diff_logged_after_uptodate) {
+          for (const auto& txn : packetsNotCommitted) logRequest(txn);  // queued to the log writer only
+          packetsNotCommitted.clear();
+        }
+        // The log writer runs meanwhile: if this thread is slow enough, its ACKs of the DIFF txns
+        // reach the leader before the NEWLEADER ACK (ZOOKEEPER-4685).
+        if (sim::Duration delay = self_.threadDelay(); delay > sim::Duration::zero()) co_await self_.sim().sleep(delay);
+      } else if (version == ZkVersion::v3_8_5) {
+        // ZOOKEEPER-4785: every buffered txn written and fsynced by this thread, then the epoch.
+        for (const auto& txn : packetsNotCommitted) {
+          appendRequest(txn);
+          requestsToAck.push_back(txn);
+        }
+        packetsNotCommitted.clear();
+        co_await syncLog();
+        self_.setCurrentEpoch(newEpoch);
+        co_await sim::reach(self_.sim(), self_.id(), sites::current_epoch_written, {"epoch", newEpoch});
+      } else {
+        // 3.9.3 (ZOOKEEPER-4394): the committed txns written and applied, in order; the uncommitted
+        // stay buffered until UPTODATE. A commit whose proposal is not at the head is skipped.
+        if (!packetsCommitted.empty()) {
+          while (!packetsCommitted.empty()) {
+            Zxid zxid = packetsCommitted.front();
+            packetsCommitted.pop_front();
+            if (packetsNotCommitted.empty() || packetsNotCommitted.front()->header.zxid != zxid) continue;  // LOG.warn
+            std::shared_ptr<const Txn> txn = packetsNotCommitted.front();
+            packetsNotCommitted.pop_front();
+            appendToLog(txn);
+            self_.applyCommitted(txn, nullptr);
+          }
+          co_await syncLog();
+        }
+        self_.setCurrentEpoch(newEpoch);
+        co_await sim::reach(self_.sim(), self_.id(), sites::current_epoch_written, {"epoch", newEpoch});
+      }
       send(packet(PacketType::ack, newLeaderZxid));
+      // What the log holds of the sync when the leader may count us (the history properties
+      // attribute a lost txn to the step a crash interrupted: ZOOKEEPER-4643 before this, 4646 after).
+      self_.sim().trace().emit(self_.id(), "zab.newleader_ack",
+                               {{"zxid", newLeaderZxid}, {"unwritten", static_cast<std::int64_t>(sync_->unflushed() + unflushed_.size())}});
+      co_await sim::reach(self_.sim(), self_.id(), sites::newleader_acked, {"zxid", newLeaderZxid},
+                          {"queued", static_cast<std::int64_t>(sync_->queued())});
     } else if (qp.type == PacketType::uptodate) {
+      co_await sim::reach(self_.sim(), self_.id(), sites::uptodate_received);
       break;
     }
   }
   send(packet(PacketType::ack, make_zxid(newEpoch, 0)));
   zks_.startup();
   self_.setActiveServer(&zks_);
+  co_await sim::reach(self_.sim(), self_.id(), sites::uptodate_acked);
   self_.updateElectionVote(newEpoch);
+  // 3.8.5: the ACKs of the txns written at NEWLEADER, only now, after the NEWLEADER ACK.
+  for (const auto& txn : requestsToAck) send(packet(PacketType::ack, txn->header.zxid));
   for (const auto& txn : packetsNotCommitted) logRequest(txn);
+  // fzk.commit: handed to the CommitProcessor, which applies them while this server already serves.
   for (Zxid zxid : packetsCommitted) {
     if (!commit(zxid)) co_return false;
   }
@@ -198,19 +274,65 @@ sim::Task<bool> Follower::syncWithLeader(Zxid newLeaderZxid) {
 
 void Follower::logRequest(const std::shared_ptr<const Txn>& txn) {
   if (counter_of(txn->header.zxid) != 0) pendingTxns_.push_back(txn);
-  sync_.processRequest(txn);
+  sync_->processRequest(txn);
+}
+
+void Follower::appendRequest(const std::shared_ptr<const Txn>& txn) {
+  if (counter_of(txn->header.zxid) != 0) pendingTxns_.push_back(txn);
+  appendToLog(txn);
+}
+
+void Follower::appendToLog(const std::shared_ptr<const Txn>& txn) {
+  // zkDb.append on this thread: into the JVM's buffered stream, flushed by syncLog (zkDb.commit).
+  unflushed_.push_back(txn);
+}
+
+sim::Task<void> Follower::syncLog() {
+  // zkDb.commit(): flush to the page cache, then fsync, on this thread.
+  ServerDisk& disk = self_.disk();
+  for (auto& txn : unflushed_) disk.log.push_back(std::move(txn));
+  unflushed_.clear();
+  co_await sim::reach(self_.sim(), self_.id(), sites::log_flushed, {"zxid", disk.log.empty() ? Zxid{0} : disk.log.back()->header.zxid});
+  co_await self_.sim().sleep(self_.config().fsync_latency);
+  disk.synced = disk.log.size();
+  co_await sim::reach(self_.sim(), self_.id(), sites::log_synced, {"zxid", disk.log.empty() ? Zxid{0} : disk.log.back()->header.zxid});
 }
 
 bool Follower::commit(Zxid zxid) {
   if (pendingTxns_.empty()) return true;  // "Committing without any pending txn": ignored
   if (pendingTxns_.front()->header.zxid != zxid) {
+    self_.protocolError("UNMATCHED_TXN_COMMIT: COMMIT " + hex_zxid(zxid) + " while the first pending txn is " + hex_zxid(pendingTxns_.front()->header.zxid),
+                        "FollowerZooKeeperServer.commit", "");
     self_.exitProcess("UNMATCHED_TXN_COMMIT");  // System.exit(12)
     return false;
   }
   std::shared_ptr<const Txn> txn = pendingTxns_.front();
   pendingTxns_.pop_front();
-  zks_.commit(txn);
+  commitToServer(txn);
   return true;
+}
+
+void Follower::commitToServer(const std::shared_ptr<const Txn>& txn) {
+  // CommitProcessor: commits are applied in order by their own thread. One that finds the thread
+  // idle and undelayed is applied at once; the others wait behind it.
+  if (committing_.empty()) {
+    sim::Duration delay = self_.threadDelay();
+    if (delay == sim::Duration::zero()) {
+      zks_.commit(txn);
+      return;
+    }
+    workers_.spawn(applyCommits(delay));
+  }
+  committing_.push_back(txn);
+}
+
+sim::Task<void> Follower::applyCommits(sim::Duration delay) {
+  co_await self_.sim().sleep(delay);
+  while (!committing_.empty()) {
+    std::shared_ptr<const Txn> txn = std::move(committing_.front());
+    committing_.pop_front();
+    zks_.commit(txn);
+  }
 }
 
 bool Follower::processPacket(const QuorumPacket& qp) {
@@ -252,17 +374,43 @@ sim::Task<bool> Follower::revalidate(SessionId id, std::int32_t timeout_ms) {
   }
 }
 
+std::uint64_t Follower::stateDigest() const {
+  std::uint64_t digest = sim::hash_fold(0x666f6c, static_cast<std::uint64_t>(syncMode_));
+  digest = sim::hash_fold(digest, sync_->queued());
+  digest = sim::hash_fold(digest, committing_.size());
+  digest = sim::hash_fold(digest, pendingTxns_.size());
+  if (!pendingTxns_.empty()) digest = sim::hash_fold(digest, static_cast<std::uint64_t>(pendingTxns_.front()->header.zxid));
+  return digest;
+}
+
 void Follower::shutdown() {
+  const ZkVersion version = self_.config().version;
+  // ZooKeeperServer.shutdown(boolean) does anything only for a server that reached UPTODATE.
+  bool running = zks_.isRunning();
   if (self_.getActiveServer() == &zks_) self_.setActiveServer(nullptr);
   self_.cnxnFactory().closeAllConnections();
   socket_.close();
-  zks_.shutdown();
   pendingRevalidations_.clear();
-  sync_.shutdown();
-  if (syncMode_ == SyncMode::snap) {
-    // ZOOKEEPER-3642: a SNAP that never reached NEWLEADER is not trusted; reload from disk.
-    self_.getZkDb().loadDataBase(self_.disk());
+  if (version == ZkVersion::v3_9_3) {
+    // ZOOKEEPER-4712's fix (shutdownComponents): the log writer drained and synced first.
+    sync_->shutdown();
   } else {
+    // 3.8: Learner.shutdown -> zk.shutdown(boolean) never stops the SyncRequestProcessor: it goes on
+    // writing what is queued after the memory below is caught up with the log (ZOOKEEPER-4712).
+    if (sync_->queued() > 0) {
+      self_.sim().trace().emit(self_.id(), "zab.log_writer_orphaned", {{"queued", static_cast<std::int64_t>(sync_->queued())}, {"running", running}});
+    }
+    sync_->orphan();
+  }
+  if (running) {
+    zks_.shutdown();
+    committing_.clear();  // the CommitProcessor is halted: what it had not applied is dropped
+  }
+  if (syncMode_ == SyncMode::snap) {
+    // ZOOKEEPER-3642: a SNAP that never reached NEWLEADER is not trusted (the database is cleared
+    // and loaded again from disk).
+    self_.getZkDb().loadDataBase(self_.disk());
+  } else if (running && !self_.config().bugs.zk_2845_retain_database) {
     self_.getZkDb().fastForwardDataBase(self_.disk());
   }
   workers_.clear();

@@ -1,7 +1,11 @@
 #include "model/zk/quorum/Leader.h"
 
+#include <cstdio>
+
+#include "model/zk/ZabSites.h"
 #include "model/zk/quorum/LearnerHandler.h"
 #include "model/zk/quorum/QuorumPeer.h"
+#include "sim/hash_fold.h"
 
 namespace zk {
 
@@ -9,8 +13,9 @@ Leader::Leader(QuorumPeer& self)
     : self_(self),
       workers_(self.sim(), self.id()),
       zks_(self, ZooKeeperServer::Role::leader),
-      sync_(self.sim(), self.disk(), self.config().fsync_latency,
-            [this](const std::shared_ptr<const Txn>& txn) { processAck(self_.myid(), txn->header.zxid); }),
+      sync_(std::make_shared<SyncRequestProcessor>(
+          self.sim(), self.id(), self.disk(), self.config().fsync_latency,
+          [this](const std::shared_ptr<const Txn>& txn) { processAck(self_.myid(), txn->header.zxid); }, [&self] { return self.threadDelay(); })),
       connecting_(self.sim()),
       electing_(self.sim()),
       newLeaderAcked_(self.sim()),
@@ -31,7 +36,7 @@ sim::Task<void> Leader::lead() {
   // ZooKeeperServer.loadData: every new leader starts with a snapshot.
   self_.disk().snapshot = db.takeSnapshot();
   leaderStateSummary_ = StateSummary{self_.getCurrentEpoch(), db.getDataTreeLastProcessedZxid()};
-  sync_.start(workers_);
+  sync_->start(workers_);
   workers_.spawn(learnerCnxAcceptor());
 
   // ZOOKEEPER-335 (bug switch): before Zab 1.0 the epoch came from the last zxid, not acceptedEpoch.
@@ -51,11 +56,13 @@ sim::Task<void> Leader::lead() {
     co_return;
   }
   self_.setCurrentEpoch(*epoch);
+  co_await sim::reach(self_.sim(), self_.id(), sites::current_epoch_written, {"epoch", *epoch});
 
   if (!co_await waitForNewLeaderAck(self_.myid(), zxid_)) {
     shutdownMessage_ = "Waiting for a quorum of followers, only synced with sids: [" + sidList(newLeaderAcks_) + "]";
     co_return;
   }
+  co_await sim::reach(self_.sim(), self_.id(), sites::newleader_quorum, {"epoch", *epoch});
   startZkServer();
 
   // Ping every tickTime/2; every tickTime, check that a quorum is still in touch.
@@ -102,8 +109,9 @@ void Leader::shutdown() {
   zks_.shutdown();
   prep_.reset();
   // What we logged but have not synced reaches the disk; memory catches up with the log.
-  sync_.shutdown();
-  self_.getZkDb().fastForwardDataBase(self_.disk());
+  sync_->shutdown();
+  // ZOOKEEPER-2845 (bug switch): before 3.4.12/3.5.4 memory was not caught up with the log here.
+  if (!self_.config().bugs.zk_2845_retain_database) self_.getZkDb().fastForwardDataBase(self_.disk());
   for (LearnerHandler* learner : learners_) learner->shutdown();
   learners_.clear();
   forwardingFollowers_.clear();
@@ -134,6 +142,7 @@ sim::Task<std::optional<std::int64_t>> Leader::getEpochToPropose(ServerId sid, s
     waitingForNewEpoch_ = false;
     self_.setAcceptedEpoch(epoch_);
     connecting_.notify_all();
+    co_await sim::reach(self_.sim(), self_.id(), sites::accepted_epoch_written, {"epoch", epoch_});
     co_return epoch_;
   }
   sim::Instant deadline = self_.sim().now() + self_.config().init_timeout();
@@ -160,7 +169,16 @@ sim::Task<bool> Leader::waitForEpochAck(ServerId sid, StateSummary summary) {
 
 sim::Task<bool> Leader::waitForNewLeaderAck(ServerId sid, Zxid zxid) {
   if (quorumFormed_) co_return true;
-  if (zxid != newLeaderZxid_) co_return true;  // "NEWLEADER ACK from a different epoch": not counted
+  if (zxid != newLeaderZxid_) {
+    // Leader.waitForNewLeaderAck logs an error and returns without counting the ACK: the learner's
+    // first packet after NEWLEADER was another ACK (a DIFF txn's, sent by its log writer before its
+    // QuorumPeer thread sent the NEWLEADER ACK: ZOOKEEPER-4685).
+    char text[160];
+    std::snprintf(text, sizeof text, "NEWLEADER ACK from sid: %lld is from a different epoch - current 0x%llx received 0x%llx",
+                  static_cast<long long>(sid), static_cast<unsigned long long>(newLeaderZxid_), static_cast<unsigned long long>(zxid));
+    self_.protocolError(text, "Leader.waitForNewLeaderAck", "ZOOKEEPER-4685");
+    co_return true;
+  }
   newLeaderAcks_.insert(sid);
   if (self_.config().is_quorum(newLeaderAcks_.size())) {
     quorumFormed_ = true;
@@ -221,7 +239,8 @@ void Leader::propose(Txn txn) {
     packet.txn = shared;
     follower->queuePacket(std::move(packet));
   }
-  sync_.processRequest(shared);
+  sim::pass(self_.sim(), self_.id(), sites::proposal_sent, {{"zxid", zxid}});
+  sync_->processRequest(shared);
 }
 
 void Leader::processAck(ServerId sid, Zxid zxid) {
@@ -250,6 +269,7 @@ bool Leader::tryToCommit(Proposal& proposal, Zxid zxid) {
     packet.zxid = zxid;
     follower->queuePacket(std::move(packet));
   }
+  sim::pass(self_.sim(), self_.id(), sites::commit_sent, {{"zxid", zxid}});
   zks_.commit(txn);
   if (prep_) prep_->applied(zxid);
   return true;
@@ -273,6 +293,16 @@ std::vector<ServerId> Leader::syncedLearners() const {
     if (learner->synced()) synced.push_back(learner->sid());
   }
   return synced;
+}
+
+std::uint64_t Leader::stateDigest() const {
+  std::uint64_t digest = sim::hash_fold(0x6c6561, static_cast<std::uint64_t>(epoch_));
+  digest = sim::hash_fold(digest, static_cast<std::uint64_t>(lastProposed_));
+  digest = sim::hash_fold(digest, static_cast<std::uint64_t>(lastCommitted_));
+  digest = sim::hash_fold(digest, outstandingProposals_.size());
+  digest = sim::hash_fold(digest, (waitingForNewEpoch_ ? 1u : 0u) | (electionFinished_ ? 2u : 0u) | (quorumFormed_ ? 4u : 0u));
+  for (LearnerHandler* learner : learners_) digest = sim::hash_fold(digest, static_cast<std::uint64_t>(learner->sid()) * 2 + (learner->synced() ? 1 : 0));
+  return digest;
 }
 
 std::string Leader::sidList(const std::set<ServerId>& sids) const {

@@ -68,6 +68,9 @@ class Leader {
   std::int64_t epoch() const { return epoch_; }
   bool established() const { return started_.is_set(); }
   std::vector<ServerId> syncedLearners() const;
+  // The systematic search's view (QuorumPeer::state_digest): the epoch, how far it proposed and
+  // committed, and how far its establishment went.
+  std::uint64_t stateDigest() const;
 
  private:
   // The outstanding proposals (a few, in zxid order) sit in one sorted array, and their acks in a
@@ -87,7 +90,7 @@ class Leader {
   QuorumPeer& self_;
   sim::Scope workers_;
   ZooKeeperServer zks_;
-  SyncRequestProcessor sync_;
+  std::shared_ptr<SyncRequestProcessor> sync_;
   std::unique_ptr<PrepRequestProcessor> prep_;
   std::vector<std::unique_ptr<LearnerHandler>> handlers_;  // every handler started, for their lifetime
   std::vector<LearnerHandler*> learners_;                  // alive

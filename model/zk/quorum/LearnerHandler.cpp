@@ -1,5 +1,6 @@
 #include "model/zk/quorum/LearnerHandler.h"
 
+#include "model/zk/ZabSites.h"
 #include "model/zk/quorum/Leader.h"
 #include "model/zk/quorum/QuorumPeer.h"
 
@@ -102,11 +103,17 @@ sim::Task<void> LearnerHandler::run() {
     send(std::move(snap));
   }
   queuePacket(packet(PacketType::newleader, newLeaderZxid));
-  // startSendingPackets
-  sending_ = true;
-  std::vector<QuorumPacket> queued = std::move(queued_);
+  // startSendingPackets: the sync packets in order, each a site. Packets queued while a fault holds
+  // one of them (a proposal made meanwhile) wait behind it, as in the sender thread's queue.
+  for (std::size_t next = 0; next < queued_.size(); next++) {
+    PacketType type = queued_[next].type;
+    Zxid zxid = queued_[next].zxid;
+    send(std::move(queued_[next]));
+    co_await sim::reach(self.sim(), self.id(), sites::sync_packet_sent, {"learner", sid_}, {"type", packet_type_name(type)}, {"zxid", zxid});
+    if (!alive_) co_return;
+  }
   queued_.clear();
-  for (QuorumPacket& pending : queued) send(std::move(pending));
+  sending_ = true;
 
   sim::Received<QuorumPacket> newLeaderAck = co_await socket_.receive(config.init_timeout());
   if (!newLeaderAck || newLeaderAck->type != PacketType::ack) co_return;
@@ -114,6 +121,7 @@ sim::Task<void> LearnerHandler::run() {
   syncLimitCheck_.start();
   co_await leader_.waitForStartup();
   queuePacket(packet(PacketType::uptodate, -1));
+  co_await sim::reach(self.sim(), self.id(), sites::uptodate_sent, {"learner", sid_});
 
   // Broadcast: from now on the learner must be heard from within syncLimit ticks.
   while (alive_) {

@@ -28,6 +28,15 @@ struct ElectionPacket {
   Notification notification;
 };
 
+// The systematic search's view of an election message in flight (sim/connection.h): the vote it
+// carries and the sender's state (the round is left out: rounds only count elections).
+inline std::uint64_t state_digest(const ElectionPacket& packet) {
+  if (packet.header) return 0x68656164 + static_cast<std::uint64_t>(packet.sid);
+  const Notification& n = packet.notification;
+  std::uint64_t digest = (static_cast<std::uint64_t>(n.leader) << 48) ^ static_cast<std::uint64_t>(n.zxid);
+  return digest ^ (static_cast<std::uint64_t>(n.peer_epoch) << 32) ^ (static_cast<std::uint64_t>(n.state) << 60) ^ static_cast<std::uint64_t>(n.sid) << 52;
+}
+
 class QuorumCnxManager {
  public:
   // A received election message and the sid of the connection it came on (Message).

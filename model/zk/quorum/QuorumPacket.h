@@ -47,4 +47,13 @@ struct QuorumPacket {
   bool valid = false;                                         // REVALIDATE reply
 };
 
+// The systematic search's view of a packet in flight (sim/connection.h): its type and zxid, and the
+// txn a PROPOSAL carries.
+inline std::uint64_t state_digest(const QuorumPacket& packet) {
+  std::uint64_t digest = (static_cast<std::uint64_t>(packet.type) << 56) ^ static_cast<std::uint64_t>(packet.zxid);
+  if (packet.txn) digest ^= txn_digest(*packet.txn) * 0x9e3779b97f4a7c15ULL;
+  if (packet.type == PacketType::ackepoch) digest ^= static_cast<std::uint64_t>(packet.epoch) << 40;
+  return digest;
+}
+
 }  // namespace zk

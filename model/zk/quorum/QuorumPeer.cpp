@@ -1,8 +1,11 @@
 #include "model/zk/quorum/QuorumPeer.h"
 
+#include <cstdio>
+
 #include "model/zk/quorum/Follower.h"
 #include "model/zk/quorum/Leader.h"
 #include "model/zk/server/ZooKeeperServer.h"
+#include "sim/hash_fold.h"
 
 namespace zk {
 
@@ -25,6 +28,7 @@ struct QuorumPeer::Volatile {
   ServerCnxnFactory factory;
   ServerState state = ServerState::looking;
   Vote current_vote;
+  std::optional<sim::Rng> thread_rng;  // made at the first draw
   ZooKeeperServer* active = nullptr;
   Leader* leader = nullptr;
   Follower* follower = nullptr;
@@ -94,19 +98,31 @@ void QuorumPeer::seedHistory(Zxid last_zxid, std::int64_t epoch) {
   txn->header.type = OpCode::error;
   txn->body = ErrorTxn{Code::node_exists};
   disk_.log.push_back(std::move(txn));
+  disk_.synced = disk_.log.size();
+  seeded_zxid_ = last_zxid;
   ELECTSIM_ASSERT(epoch == -1 || epoch >= epoch_of(last_zxid));
   disk_.current_epoch = epoch == -1 ? epoch_of(last_zxid) : epoch;
   disk_.accepted_epoch = disk_.current_epoch;
 }
 
-void QuorumPeer::loadDataBase() {
+bool QuorumPeer::loadDataBase() {
   // QuorumPeer.loadDataBase: the database, then the epoch files checked against it.
   Zxid last = volatile_->db.loadDataBase(disk_);
   std::int64_t epoch_of_zxid = epoch_of(last);
   if (disk_.current_epoch == -1) disk_.current_epoch = epoch_of_zxid;
-  ELECTSIM_ASSERT_MSG(epoch_of_zxid <= disk_.current_epoch, "the current epoch is older than the last zxid");
+  if (epoch_of_zxid > disk_.current_epoch) {
+    // "The current epoch, X, is older than the last zxid, Y": the server refuses to start, and does
+    // at every restart (ZOOKEEPER-2354). A sync wrote txns of the new epoch (3.8.5 and 3.9.3 at
+    // NEWLEADER, any release after a SNAP's snapshot) and the process died before the epoch file.
+    char text[160];
+    std::snprintf(text, sizeof text, "IOException: the current epoch, %lld, is older than the last zxid, 0x%llx: the server does not start",
+                  static_cast<long long>(disk_.current_epoch), static_cast<unsigned long long>(last));
+    protocolError(text, "QuorumPeer.loadDataBase", "ZOOKEEPER-2354");
+    return false;
+  }
   if (disk_.accepted_epoch == -1) disk_.accepted_epoch = epoch_of_zxid;
   ELECTSIM_ASSERT_MSG(disk_.accepted_epoch >= disk_.current_epoch, "the accepted epoch is less than the current epoch");
+  return true;
 }
 
 void QuorumPeer::on_start() {
@@ -125,7 +141,10 @@ void QuorumPeer::on_start() {
       }
     }
   });
-  loadDataBase();
+  if (!loadDataBase()) {
+    exitProcess("Unable to load database on disk");  // QuorumPeerMain exits
+    return;
+  }
   volatile_->current_vote = Vote{0, myid_, getLastLoggedZxid(), -1, getCurrentEpoch(), ServerState::looking};
   setPeerState(ServerState::looking);
   volatile_->factory.start();
@@ -134,7 +153,40 @@ void QuorumPeer::on_start() {
   spawn(run());
 }
 
-void QuorumPeer::on_stop() { volatile_.reset(); }
+void QuorumPeer::on_stop() {
+  volatile_.reset();
+  // A power loss takes the page cache with it: the log keeps only what was fsynced. (A process
+  // crash keeps what was flushed; what was only appended died with the JVM's buffer.)
+  if (closing_silently()) disk_.log.resize(disk_.synced);
+}
+
+std::uint64_t QuorumPeer::state_digest(bool crashed, bool power_loss) const {
+  std::uint64_t digest = sim::hash_fold(0x7a6b, static_cast<std::uint64_t>(disk_.accepted_epoch));
+  digest = sim::hash_fold(digest, static_cast<std::uint64_t>(disk_.current_epoch));
+  digest = sim::hash_fold(digest, disk_.snapshot ? static_cast<std::uint64_t>(disk_.snapshot->zxid) : 0);
+  std::size_t kept = power_loss ? disk_.synced : disk_.log.size();
+  for (std::size_t at = 0; at < kept; at++) digest = sim::hash_fold(digest, txn_digest(*disk_.log[at]));
+  if (crashed || !up() || volatile_ == nullptr) return sim::hash_fold(digest, 0);
+  digest = sim::hash_fold(digest, static_cast<std::uint64_t>(volatile_->state) + (paused() ? 16 : 0));
+  const Vote& vote = volatile_->current_vote;
+  digest = sim::hash_fold(digest, static_cast<std::uint64_t>(vote.id));
+  digest = sim::hash_fold(digest, static_cast<std::uint64_t>(vote.zxid));
+  digest = sim::hash_fold(digest, static_cast<std::uint64_t>(vote.peer_epoch));
+  digest = sim::hash_fold(digest, static_cast<std::uint64_t>(getLastLoggedZxid()));
+  if (volatile_->leader != nullptr) digest = sim::hash_fold(digest, volatile_->leader->stateDigest());
+  if (volatile_->follower != nullptr) digest = sim::hash_fold(digest, volatile_->follower->stateDigest());
+  return digest;
+}
+
+sim::Duration QuorumPeer::threadDelay() {
+  if (config_->thread_delay_max <= sim::Duration::zero() || volatile_ == nullptr) return sim::Duration::zero();
+  if (!volatile_->thread_rng) volatile_->thread_rng.emplace(sim().random().seed_for("zk-threads/" + name() + "/" + std::to_string(starts())));
+  return volatile_->thread_rng->uniform(sim::Duration::zero(), config_->thread_delay_max);
+}
+
+void QuorumPeer::protocolError(std::string_view error, std::string_view where, std::string_view jira) {
+  sim().trace().emit(id(), "zk.protocol_error", {{"error", error}, {"where", where}, {"jira", jira}});
+}
 
 void QuorumPeer::exitProcess(const char* reason) {
   sim().trace().emit(id(), "zk.exit", {{"reason", reason}});

@@ -47,6 +47,7 @@ class QuorumPeer final : public sim::Node {
   // The in-memory database's last processed zxid (what this server votes with).
   Zxid getLastLoggedZxid() const;
   ZKDatabase& getZkDb();
+  bool hasDatabase() const { return volatile_ != nullptr; }  // false while stopped, and during start()
   ServerCnxnFactory& cnxnFactory();
   // The ZooKeeperServer clients are served by, or null (setZooKeeperServer in 3.8).
   ZooKeeperServer* getActiveServer() const;
@@ -66,12 +67,24 @@ class QuorumPeer final : public sim::Node {
   // A history persisted before the first start (the scenario's initial_zxid).
   // `epoch` (>= the zxid's epoch) is the persisted currentEpoch and acceptedEpoch; -1: the zxid's.
   void seedHistory(Zxid last_zxid, std::int64_t epoch = -1);
+  // The seeded history's last zxid (0 if none): its one logged txn stands for a history that came
+  // before the run, which the history properties take as given.
+  Zxid seededZxid() const { return seeded_zxid_; }
 
   // Applies a committed txn to the database and traces it (zab.commit, znode.*, session.*): every
   // path by which a txn reaches a server's state goes through here.
   ProcessTxnResult applyCommitted(const std::shared_ptr<const Txn>& txn, std::vector<FiredWatch>* fired);
   // The process exits (System.exit in the Java code): a crash, scheduled so no frame destroys itself.
   void exitProcess(const char* reason);
+  // How long a thread of this server waits at a race point (QuorumPeerConfig::thread_delay_max):
+  // uniform in [0, max] from the server's own stream, or 0 without a draw when the max is 0.
+  sim::Duration threadDelay();
+  // A protocol error Java turns into an exception, a shutdown or an error log on a state that must
+  // not happen (zk.protocol_error; the zab-protocol-errors property judges them).
+  void protocolError(std::string_view error, std::string_view where, std::string_view jira);
+  // Durable: the epochs, the snapshot's zxid and the log (its fsynced part after a power loss);
+  // then, running: its role, vote, last processed zxid and the role's queues (Leader/Follower).
+  std::uint64_t state_digest(bool crashed, bool power_loss) const override;
 
  protected:
   void on_start() override;
@@ -80,7 +93,8 @@ class QuorumPeer final : public sim::Node {
  private:
   struct Volatile;
   sim::Task<void> run();
-  void loadDataBase();
+  // False when the epoch files and the log disagree and the server refuses to start.
+  bool loadDataBase();
   // `replayed`: applied from the log rather than committed now (no zab.commit event; the znode and
   // session events carry replayed=true).
   void traceCommit(const Txn& txn, const ProcessTxnResult& result, const std::vector<std::string>& closed_ephemerals, bool replayed = false);
@@ -89,6 +103,7 @@ class QuorumPeer final : public sim::Node {
   std::shared_ptr<const QuorumPeerConfig> config_;
   std::int64_t clock_phase_ms_;
   ServerDisk disk_;
+  Zxid seeded_zxid_ = 0;
   std::unique_ptr<Volatile> volatile_;
 
   friend class Leader;

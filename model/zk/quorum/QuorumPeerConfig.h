@@ -29,7 +29,22 @@ struct ZkBugs {
   bool zk_1208_create_on_closing_session = false;
   // A teaching switch (no ZooKeeper release did this): watches stay registered after they fire.
   bool zk_watch_not_one_shot = false;
+  // ZOOKEEPER-2845 (3.4.10/3.5.3 until 3.4.12/3.5.4): after ZOOKEEPER-2678 kept the database across
+  // elections, a server stepping down did not fast-forward it from its log (the fix: shutdown(false)
+  // calls fastForwardDataBase). A txn logged but not committed is then missing from what the server
+  // reports, so the next leader sends an empty DIFF instead of a TRUNC, and a restart replays it.
+  bool zk_2845_retain_database = false;
+  // ZOOKEEPER-3911 (until 3.5.9/3.6.3, PR #1445): at NEWLEADER a DIFF-synced follower ACKed at once
+  // but logged the DIFF txns only after UPTODATE; a crash in between lost txns a quorum was counted
+  // as holding.
+  bool zk_3911_diff_logged_after_uptodate = false;
 };
+
+// The ZooKeeper release whose synchronization code the model runs (docs/zookeeper-model.md,
+// Versions). 3.8.0 is the default; 3.8.5 has the ZOOKEEPER-4785 fix (PR #2111/#2132: the DIFF txns
+// written and fsynced before currentEpoch and the NEWLEADER ACK); 3.9.3 also the ZOOKEEPER-4394
+// (#2152/#2188) and ZOOKEEPER-4712 (#2154) fixes.
+enum class ZkVersion : std::uint8_t { v3_8_0, v3_8_5, v3_9_3 };
 
 struct QuorumPeerConfig {
   std::vector<sim::NodeId> servers;  // node of server sid = index + 1 (server.N in zoo.cfg)
@@ -55,6 +70,11 @@ struct QuorumPeerConfig {
   // How long an fsync of the txn log takes (SyncRequestProcessor's group commit). A crash loses
   // what has not been synced.
   sim::Duration fsync_latency = 2ms;
+  // The longest a server thread waits at a point where Java leaves the order of two threads to the
+  // scheduler (docs/zookeeper-model.md, Threads): each such point draws a delay in [0, this] from the
+  // server's own stream. 0: threads are never delayed (and nothing is drawn).
+  sim::Duration thread_delay_max = 0ms;
+  ZkVersion version = ZkVersion::v3_8_0;
   ZkBugs bugs;
 
   std::size_t size() const { return servers.size(); }

@@ -14,6 +14,7 @@ Zxid ServerDisk::last_logged_zxid() const {
 void ServerDisk::truncate_log(Zxid zxid) {
   auto first_after = std::find_if(log.begin(), log.end(), [zxid](const auto& txn) { return txn->header.zxid > zxid; });
   log.erase(first_after, log.end());
+  synced = std::min(synced, log.size());
 }
 
 Zxid ZKDatabase::getDataTreeLastProcessedZxid() const { return tree_.getLastProcessedZxid(); }
@@ -72,7 +73,8 @@ void ZKDatabase::processTxnForSessionEvents(const Txn& txn) {
 }
 
 void ZKDatabase::addCommittedProposal(const std::shared_ptr<const Txn>& txn) {
-  if (!committed_log_.empty()) ELECTSIM_ASSERT(txn->header.zxid > committed_log_.back()->header.zxid);
+  // No order check, as in ZKDatabase.addCommittedProposal: a log with two writers (ZOOKEEPER-4712)
+  // replays out of order, and maxCommittedLog is then whatever came last.
   // ZKDatabase.addCommittedProposal trims before it adds ("if (committedLog.size() >
   // commitLogCount) committedLog.remove()"), so the log holds commitLogCount + 1 txns.
   if (committed_log_.size() > commit_log_count) {

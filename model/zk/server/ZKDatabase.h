@@ -28,7 +28,10 @@ struct Snapshot {
 struct ServerDisk {
   std::int64_t accepted_epoch = -1;  // -1: the file does not exist yet
   std::int64_t current_epoch = -1;
-  std::vector<std::shared_ptr<const Txn>> log;  // fsynced, in zxid order
+  // Flushed to the operating system, in zxid order: what a process crash keeps. The first `synced`
+  // entries are also fsynced: what a power loss keeps (QuorumPeer::on_stop cuts the rest).
+  std::vector<std::shared_ptr<const Txn>> log;
+  std::size_t synced = 0;
   std::shared_ptr<const Snapshot> snapshot;     // the latest one
 
   Zxid last_logged_zxid() const;
