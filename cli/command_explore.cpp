@@ -248,12 +248,43 @@ namespace {
 // merged with a warning naming them.
 void require_disjoint(const std::vector<std::string>& files, const std::vector<harness::ExploreSummary>& shards) {
   auto seeds = [](std::uint64_t first, std::uint64_t end) { return std::to_string(first) + ".." + std::to_string(end - 1); };
+  // The shards of the sweep whose blocks a gap holds, when the summaries say how many there were.
+  auto missing_shards = [&](std::uint64_t first, std::uint64_t end) {
+    unsigned count = shards[0].shard_count;
+    std::uint64_t sweep_first = shards[0].sweep_first, sweep_end = shards[0].sweep_end;
+    if (count <= 1 || sweep_end <= sweep_first) return std::string();
+    std::uint64_t runs = sweep_end - sweep_first;
+    std::string names;
+    for (unsigned index = 1; index <= count; index++) {
+      std::uint64_t block_first = sweep_first + runs * (index - 1) / count, block_end = sweep_first + runs * index / count;
+      if (block_first < end && first < block_end) names += (names.empty() ? "" : ", ") + std::to_string(index) + "/" + std::to_string(count);
+    }
+    return names.empty() ? std::string() : " (shard " + names + ")";
+  };
   auto gap = [&](std::uint64_t first, std::uint64_t end, const std::string& where) {
-    std::cerr << "electsim: merge: warning: no summary covers seeds " << seeds(first, end) << ", " << where
+    std::cerr << "electsim: merge: warning: no summary covers seeds " << seeds(first, end) << missing_shards(first, end) << ", " << where
               << " (a shard missing?); the merged runs leave them out\n";
   };
   std::vector<std::size_t> order;
   for (std::size_t index = 0; index < shards.size(); index++) {
+    // The same sweep beyond its seeds: a shard of another recipe, duration, version or bug set does not belong.
+    const auto& identity = shards[index].sweep;
+    const auto& reference = shards[0].sweep;
+    if (!identity.is_null() && !reference.is_null() && identity != reference) {
+      std::string differs;
+      for (const auto& [key, value] : reference.items()) {
+        if (!identity.contains(key) || identity.at(key) != value) {
+          differs = key + " " + value.dump() + " and " + (identity.contains(key) ? identity.at(key).dump() : std::string("none"));
+          break;
+        }
+      }
+      throw UsageError("merge: " + files[0] + " and " + files[index] + " are shards of different sweeps (" + (differs.empty() ? "their settings differ" : differs) +
+                       "): the shards of one sweep merge, not of two");
+    }
+    if (shards[index].shard_count != shards[0].shard_count && shards[index].shard_count > 1 && shards[0].shard_count > 1) {
+      throw UsageError("merge: " + files[0] + " is a shard of " + std::to_string(shards[0].shard_count) + " and " + files[index] + " of " +
+                       std::to_string(shards[index].shard_count) + ": the shards of one sweep have one --shard I/N count");
+    }
     if (shards[index].seed_end > shards[index].seed_first) order.push_back(index);
     // Summaries from before the sweep was recorded (0..0) are merged as they are.
     if (shards[index].sweep_end == 0 || shards[0].sweep_end == 0) continue;
@@ -371,7 +402,7 @@ int command_merge(const Arguments& arguments) {
     return merged.failures == 0 ? exit_ok : exit_failed;
   }
   require_disjoint(files, shards);
-  harness::ExploreSummary merged = harness::merge_summaries(shards);
+  harness::ExploreSummary merged = harness::merge_summaries(shards, files);
   if (json) {
     std::cout << harness::toJson(merged).dump() << "\n";
   } else {

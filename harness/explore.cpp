@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -228,6 +229,9 @@ ExploreSummary explore(const ExploreOptions& options, const std::function<void(c
   summary.seed_end = options.seed + end;
   summary.sweep_first = options.seed;
   summary.sweep_end = options.seed + options.runs;
+  summary.sweep = sweep_identity(options);
+  summary.shard_index = options.shard_index;
+  summary.shard_count = options.shard_count;
   summary.sim_seconds = static_cast<double>(sim_nanoseconds) / 1e9;
   for (std::uint64_t index = 0; index < total; index++) {
     if (completed[index]) continue;
@@ -240,6 +244,20 @@ ExploreSummary explore(const ExploreOptions& options, const std::function<void(c
   summary.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   progress(ExploreProgress{summary.runs, total, summary.failures, summary.wall_seconds});
   return summary;
+}
+
+nlohmann::ordered_json sweep_identity(const ExploreOptions& options) {
+  nlohmann::ordered_json faults = nlohmann::ordered_json::array();
+  for (FaultKind kind : options.swarm.faults) faults.push_back(std::string(fault_kind_name(kind)));
+  nlohmann::ordered_json properties = nlohmann::ordered_json::array();
+  for (const std::string& name : options.properties) properties.push_back(name);
+  return {{"recipe", std::string(recipe_name(options.swarm.recipe))},
+          {"duration", sim::format_duration(options.swarm.duration)},
+          {"bugs", options.swarm.bugs},
+          {"faults", faults},  // empty: the recipe's own kinds
+          {"step_faults", options.swarm.step_faults},
+          {"zookeeper_version", options.swarm.zookeeper_version},
+          {"properties", properties}};  // empty: the recipe's promised ones
 }
 
 nlohmann::ordered_json toJson(const ExploreSummary& summary) {
@@ -265,18 +283,57 @@ nlohmann::ordered_json toJson(const ExploreSummary& summary) {
   json["interrupted"] = summary.interrupted;
   json["stopped_at_first_failure"] = summary.stopped_at_first_failure;
   json["seeds"] = {{"first", summary.seed_first}, {"end", summary.seed_end}, {"sweep_first", summary.sweep_first}, {"sweep_end", summary.sweep_end}};
+  json["sweep"] = summary.sweep;
+  json["shard"] = {{"index", summary.shard_index}, {"count", summary.shard_count}};
+  if (!summary.shards.empty()) {
+    nlohmann::ordered_json shards = nlohmann::ordered_json::array();
+    for (const ExploreSummary::Shard& shard : summary.shards) {
+      shards.push_back({{"file", shard.file},
+                        {"shard", std::to_string(shard.index) + "/" + std::to_string(shard.count)},
+                        {"seeds", {{"first", shard.seed_first}, {"end", shard.seed_end}}},
+                        {"runs", shard.runs},
+                        {"failures", shard.failures},
+                        {"first_failure_file", shard.first_failure_file.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(shard.first_failure_file)}});
+    }
+    json["shards"] = shards;
+  }
   return json;
 }
+
+namespace {
+
+// A count in a summary: a whole number, never negative (nlohmann would wrap -1 round to 2^64 - 1).
+std::uint64_t count_at(const nlohmann::json& json, const std::string& key, const std::string& where = {}) {
+  const nlohmann::json& value = json.at(key);
+  if (!value.is_number_unsigned()) throw std::runtime_error((where.empty() ? "" : where + ".") + key + " must be a whole number, 0 or more");
+  return value.get<std::uint64_t>();
+}
+
+double seconds_at(const nlohmann::json& json, const std::string& key) {
+  const nlohmann::json& value = json.at(key);
+  if (!value.is_number() || value.get<double>() < 0 || !std::isfinite(value.get<double>())) throw std::runtime_error(key + " must be a number of seconds, 0 or more");
+  return value.get<double>();
+}
+
+}  // namespace
 
 ExploreSummary summary_from_json(const nlohmann::json& json) {
   try {
     ExploreSummary summary;
-    summary.runs = json.at("runs").get<std::uint64_t>();
-    summary.failures = json.at("failures").get<std::uint64_t>();
-    for (const auto& [name, count] : json.at("failures_by_property").items()) summary.failures_by_property[name] = count.get<std::uint64_t>();
-    summary.events = json.at("events").get<std::uint64_t>();
-    summary.sim_seconds = json.at("sim_seconds").get<double>();
-    summary.wall_seconds = json.at("wall_seconds").get<double>();
+    summary.runs = count_at(json, "runs");
+    summary.failures = count_at(json, "failures");
+    std::uint64_t by_property = 0;
+    for (const auto& [name, count] : json.at("failures_by_property").items()) {
+      std::uint64_t failures = count_at(json.at("failures_by_property"), name, "failures_by_property");
+      summary.failures_by_property[name] = failures;
+      if (failures > summary.failures || by_property > summary.failures - failures) throw std::runtime_error("failures_by_property adds up to more than failures");
+      by_property += failures;
+    }
+    if (by_property != summary.failures) throw std::runtime_error("failures_by_property adds up to " + std::to_string(by_property) + ", not failures (" + std::to_string(summary.failures) + ")");
+    if (summary.failures > summary.runs) throw std::runtime_error("more failures than runs");
+    summary.events = count_at(json, "events");
+    summary.sim_seconds = seconds_at(json, "sim_seconds");
+    summary.wall_seconds = seconds_at(json, "wall_seconds");
     std::string hash = json.at("trace_hash").get<std::string>();
     if (hash.size() != 16 || hash.find_first_not_of("0123456789abcdef") != std::string::npos) {
       throw std::runtime_error("trace_hash must be 16 lowercase hex digits");
@@ -285,21 +342,49 @@ ExploreSummary summary_from_json(const nlohmann::json& json) {
     if (!json.at("first_failure").is_null()) {
       const nlohmann::json& failure = json.at("first_failure");
       FailureSummary first;
-      first.seed = failure.at("seed").get<std::uint64_t>();
+      first.seed = count_at(failure, "seed", "first_failure");
       first.property = failure.at("property").get<std::string>();
       first.time = failure.at("time").get<std::string>();
       first.message = failure.at("message").get<std::string>();
       if (!failure.at("file").is_null()) first.file = failure.at("file").get<std::string>();
       summary.first_failure = first;
     }
-    for (const auto& [name, count] : json.at("observed").items()) summary.observed[name] = count.get<std::uint64_t>();
+    for (const auto& [name, count] : json.at("observed").items()) summary.observed[name] = count_at(json.at("observed"), name, "observed");
     summary.interrupted = json.value("interrupted", false);
     summary.stopped_at_first_failure = json.value("stopped_at_first_failure", false);
     if (json.contains("seeds")) {
-      summary.seed_first = json.at("seeds").at("first").get<std::uint64_t>();
-      summary.seed_end = json.at("seeds").at("end").get<std::uint64_t>();
-      summary.sweep_first = json.at("seeds").value("sweep_first", std::uint64_t{0});
-      summary.sweep_end = json.at("seeds").value("sweep_end", std::uint64_t{0});
+      const nlohmann::json& seeds = json.at("seeds");
+      summary.seed_first = count_at(seeds, "first", "seeds");
+      summary.seed_end = count_at(seeds, "end", "seeds");
+      summary.sweep_first = seeds.contains("sweep_first") ? count_at(seeds, "sweep_first", "seeds") : 0;
+      summary.sweep_end = seeds.contains("sweep_end") ? count_at(seeds, "sweep_end", "seeds") : 0;
+      if (summary.seed_first > summary.seed_end) throw std::runtime_error("seeds.first is after seeds.end");
+      if (summary.runs > summary.seed_end - summary.seed_first) throw std::runtime_error("more runs than seeds");
+      if (summary.sweep_end != 0 && (summary.sweep_first > summary.seed_first || summary.seed_end > summary.sweep_end)) {
+        throw std::runtime_error("seeds.first..end is not within the sweep's seeds");
+      }
+    }
+    if (json.contains("sweep")) summary.sweep = json.at("sweep");
+    if (json.contains("shard")) {
+      std::uint64_t index = count_at(json.at("shard"), "index", "shard");
+      std::uint64_t count = count_at(json.at("shard"), "count", "shard");
+      if (count == 0 || count > 1'000'000 || index == 0 || index > count) throw std::runtime_error("shard must be I/N with 1 <= I <= N");
+      summary.shard_index = static_cast<unsigned>(index);
+      summary.shard_count = static_cast<unsigned>(count);
+    }
+    if (json.contains("shards")) {
+      for (const auto& shard : json.at("shards")) {
+        ExploreSummary::Shard record;
+        record.file = shard.at("file").get<std::string>();
+        std::string position = shard.at("shard").get<std::string>();
+        if (std::sscanf(position.c_str(), "%u/%u", &record.index, &record.count) != 2) throw std::runtime_error("shards[].shard must be I/N");
+        record.seed_first = count_at(shard.at("seeds"), "first", "shards[].seeds");
+        record.seed_end = count_at(shard.at("seeds"), "end", "shards[].seeds");
+        record.runs = count_at(shard, "runs", "shards[]");
+        record.failures = count_at(shard, "failures", "shards[]");
+        if (!shard.at("first_failure_file").is_null()) record.first_failure_file = shard.at("first_failure_file").get<std::string>();
+        summary.shards.push_back(record);
+      }
     }
     return summary;
   } catch (const nlohmann::json::exception& error) {
@@ -307,10 +392,19 @@ ExploreSummary summary_from_json(const nlohmann::json& json) {
   }
 }
 
-ExploreSummary merge_summaries(const std::vector<ExploreSummary>& shards) {
+ExploreSummary merge_summaries(const std::vector<ExploreSummary>& shards, const std::vector<std::string>& files) {
   ExploreSummary merged;
   bool first_shard = true;
-  for (const ExploreSummary& shard : shards) {
+  for (std::size_t at = 0; at < shards.size(); at++) {
+    const ExploreSummary& shard = shards[at];
+    if (first_shard) merged.sweep = shard.sweep;
+    if (!shard.shards.empty()) {
+      merged.shards.insert(merged.shards.end(), shard.shards.begin(), shard.shards.end());  // a merge merged again
+    } else {
+      merged.shards.push_back(ExploreSummary::Shard{at < files.size() ? files[at] : std::string(), shard.shard_index, shard.shard_count, shard.seed_first,
+                                                    shard.seed_end, shard.runs, shard.failures,
+                                                    shard.first_failure ? shard.first_failure->file : std::string()});
+    }
     merged.runs += shard.runs;
     merged.failures += shard.failures;
     for (const auto& [name, count] : shard.failures_by_property) merged.failures_by_property[name] += count;
@@ -331,6 +425,7 @@ ExploreSummary merge_summaries(const std::vector<ExploreSummary>& shards) {
     merged.sweep_end = first_shard ? shard.sweep_end : std::max(merged.sweep_end, shard.sweep_end);
     first_shard = false;
   }
+  std::stable_sort(merged.shards.begin(), merged.shards.end(), [](const auto& a, const auto& b) { return a.seed_first < b.seed_first; });
   return merged;
 }
 
@@ -350,6 +445,15 @@ void printSummary(const ExploreSummary& summary, std::ostream& out) {
   if (!summary.observed.empty()) {
     out << "observed (not promised by the recipe, not failures):\n";
     for (const auto& [name, count] : summary.observed) out << "  " << name << ": " << count << " runs\n";
+  }
+  if (summary.shards.size() > 1) {
+    out << "shards:\n";
+    for (const ExploreSummary::Shard& shard : summary.shards) {
+      out << "  " << (shard.file.empty() ? "(unnamed)" : shard.file) << ": shard " << shard.index << "/" << shard.count << ", seeds " << shard.seed_first
+          << ".." << (shard.seed_end == 0 ? 0 : shard.seed_end - 1) << ", " << shard.runs << " runs, " << shard.failures << " failures";
+      if (!shard.first_failure_file.empty()) out << ", first: " << shard.first_failure_file;
+      out << "\n";
+    }
   }
   out << "trace hash: " << sim::format_hash(summary.trace_hash) << "\n";
 }

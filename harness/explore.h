@@ -71,6 +71,24 @@ struct ExploreSummary {
   // once. 0 and 0 in a summary written before the field existed.
   std::uint64_t sweep_first = 0;
   std::uint64_t sweep_end = 0;
+  // What the sweep is beyond its seeds: everything a seed's scenario and its judgement depend on
+  // (recipe, duration, bugs, fault kinds, step faults, ZooKeeper version, counted properties), as
+  // JSON; shards of one sweep carry the same, and merge refuses others. Null in an older summary.
+  nlohmann::ordered_json sweep;
+  unsigned shard_index = 1;  // this summary's --shard I/N (1/1 for a whole sweep or a merge)
+  unsigned shard_count = 1;
+  // In a merge: each summary merged, with its first failure file (where its shard wrote its failures).
+  struct Shard {
+    std::string file;
+    unsigned index = 1;
+    unsigned count = 1;
+    std::uint64_t seed_first = 0;
+    std::uint64_t seed_end = 0;
+    std::uint64_t runs = 0;
+    std::uint64_t failures = 0;
+    std::string first_failure_file;
+  };
+  std::vector<Shard> shards;
 };
 
 // What a progress display sees, from the coordinating thread.
@@ -108,7 +126,10 @@ Scenario failure_scenario(const ExploreRun& run, const std::string& found_by, co
 // The contract's `explore` JSON, and merging of shard summaries (electsim merge).
 nlohmann::ordered_json toJson(const ExploreSummary& summary);
 ExploreSummary summary_from_json(const nlohmann::json& json);  // throws std::runtime_error on a malformed summary
-ExploreSummary merge_summaries(const std::vector<ExploreSummary>& shards);
+// `files` names each summary in the merge's list of shards (empty: unnamed).
+ExploreSummary merge_summaries(const std::vector<ExploreSummary>& shards, const std::vector<std::string>& files = {});
+// The sweep identity a summary of `options` carries (ExploreSummary::sweep).
+nlohmann::ordered_json sweep_identity(const ExploreOptions& options);
 void printSummary(const ExploreSummary& summary, std::ostream& out);
 
 std::uint64_t combine_run_hash(std::uint64_t seed, std::uint64_t run_hash);

@@ -314,6 +314,7 @@ SystematicSummary explore_systematic(const SystematicOptions& options, const std
     std::uint64_t next_budget = remaining - candidates.size();
     std::uint64_t runs_before = summary.runs;
     std::uint64_t lowest_failure = candidates.size();
+    std::uint64_t last_root = 0;
     std::vector<Candidate> deeper;
     std::map<std::uint64_t, std::unordered_set<std::uint64_t>> seen_by_root;
     level_points = 0;
@@ -325,7 +326,12 @@ SystematicSummary explore_systematic(const SystematicOptions& options, const std
       if (stop.load() || (options.stop_at_first_failure && summary.first_failure)) break;
       std::uint64_t end = std::min<std::uint64_t>(candidates.size(), start + chunk_size);
       bool record = depth < options.depth && deeper.size() < next_budget;
-      std::size_t keep_max = static_cast<std::size_t>(next_budget - std::min<std::uint64_t>(next_budget, deeper.size()));
+      // A fair share: when the budget cannot hold the next level, every run of this one gets an equal
+      // part of what is left (its earliest points first), so that the first subtrees do not take all
+      // of it. A run whose points do not fill its share leaves the rest to the runs after it.
+      std::uint64_t budget_left = next_budget - std::min<std::uint64_t>(next_budget, deeper.size());
+      std::uint64_t runs_left = candidates.size() - start;
+      std::size_t keep_max = static_cast<std::size_t>(std::max<std::uint64_t>(1, (budget_left + runs_left - 1) / runs_left));
       std::vector<Outcome> outcomes(end - start);
       std::atomic<std::uint64_t> next{start};
       std::atomic<std::uint64_t> lowest{candidates.size()};
@@ -381,6 +387,8 @@ SystematicSummary explore_systematic(const SystematicOptions& options, const std
           continue;
         }
         summary.runs++;
+        if (level.runs == 0 || candidates[index].root != last_root) level.subtrees++;  // candidates are grouped by root
+        last_root = candidates[index].root;
         level.runs++;
         summary.trace_hash += combine_run_hash(path_key(candidates[index]), outcome.trace_hash);
         if (!outcome.property.empty()) {
@@ -436,7 +444,7 @@ nlohmann::ordered_json toJson(const SystematicSummary& summary) {
   for (const auto& [name, count] : summary.failures_by_property) json["failures_by_property"][name] = count;
   nlohmann::ordered_json levels = nlohmann::ordered_json::array();
   for (const SystematicLevel& level : summary.levels) {
-    levels.push_back({{"depth", level.depth}, {"points", level.points}, {"distinct", level.distinct}, {"runs", level.runs}});
+    levels.push_back({{"depth", level.depth}, {"points", level.points}, {"distinct", level.distinct}, {"runs", level.runs}, {"subtrees", level.subtrees}});
   }
   json["levels"] = levels;
   if (summary.first_failure) {
@@ -477,7 +485,8 @@ SystematicSummary systematic_summary_from_json(const nlohmann::json& json) {
     for (const auto& [name, count] : json.at("failures_by_property").items()) summary.failures_by_property[name] = count.get<std::uint64_t>();
     for (const auto& level : json.at("levels")) {
       summary.levels.push_back(SystematicLevel{level.at("depth").get<int>(), level.at("points").get<std::uint64_t>(),
-                                               level.at("distinct").get<std::uint64_t>(), level.at("runs").get<std::uint64_t>()});
+                                               level.at("distinct").get<std::uint64_t>(), level.at("runs").get<std::uint64_t>(),
+                                               level.value("subtrees", std::uint64_t{0})});
     }
     if (!json.at("first_failure").is_null()) {
       const nlohmann::json& failure = json.at("first_failure");
@@ -550,6 +559,7 @@ SystematicSummary merge_systematic(const std::vector<SystematicSummary>& shards)
         if (level.depth > 1) same->points += level.points;
         same->distinct += level.distinct;
         same->runs += level.runs;
+        same->subtrees += level.subtrees;  // shards hold disjoint blocks of level-1 points
       }
     }
   }
@@ -583,7 +593,9 @@ void printSummary(const SystematicSummary& summary, std::ostream& out) {
   if (summary.shard_count > 1) out << " (shard " << summary.shard_index << "/" << summary.shard_count << ")";
   out << "\n";
   for (const SystematicLevel& level : summary.levels) {
-    out << "  depth " << level.depth << ": " << level.points << " points, " << level.distinct << " distinct states, " << level.runs << " runs\n";
+    out << "  depth " << level.depth << ": " << level.points << " points, " << level.distinct << " distinct states, " << level.runs << " runs";
+    if (level.depth > 1) out << " in " << level.subtrees << " subtrees";
+    out << "\n";
   }
   out << summary.runs << " runs, " << summary.distinct_states << " distinct states (" << summary.pruned << " points pruned), in " << summary.wall_seconds
       << " s\n";

@@ -58,6 +58,7 @@ struct SystematicLevel {
   std::uint64_t points = 0;    // site occurrences found (level 1: in the scenario as it is)
   std::uint64_t distinct = 0;  // of those, with a state not seen before (all of them without pruning)
   std::uint64_t runs = 0;      // runs made (fewer than distinct when the budget or a stop cut it)
+  std::uint64_t subtrees = 0;  // level-1 points with at least one run at this depth (the budget's spread)
 };
 
 struct SystematicFailure {

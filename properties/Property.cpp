@@ -17,11 +17,12 @@ void Property::violate(std::string message) {
   violations_total_++;
   if (violations_.size() >= violations_kept_max) return;
   violations_.push_back(Violation{std::string(name()), sim_.now(), message});
-  // Into the trace as its own event, scheduled rather than emitted from inside this sink's callback.
+  // Into the trace as an observation (neither hashed nor counted, no event scheduled), for the trace
+  // file, the timeline and the narration: judging a property must never change the run, or a failure
+  // file explore writes (every property observed) would not replay (only the listed ones judged).
+  // The sinks added before the checkers have seen the event that broke it first.
   std::string property(name());
-  sim_.schedule_callback(sim_.now(), sim::no_node, [&sim = sim_, property, message] {
-    sim.trace().emit(sim::no_node, "property.violation", {{"property", property}, {"message", message}});
-  });
+  sim_.trace().observe(sim::no_node, "property.violation", {{"property", property}, {"message", message}});
 }
 
 const std::string& Property::node_name(sim::NodeId node) const {

@@ -49,6 +49,10 @@ inline constexpr Site newleader_quorum{
 inline constexpr Site uptodate_sent{
     "zab.uptodate_sent", SiteRole::server, true, "LearnerHandler.run: queuePacket(UPTODATE) (LearnerHandler.java:652)",
     "the leader sent a learner UPTODATE", "learner"};
+inline constexpr Site quorum_lost{
+    "zab.quorum_lost", SiteRole::server, true,
+    "Leader.lead: !syncedAckSet.hasAllQuorums(), shutdownMessage set, break (Leader.java:783-790)",
+    "the leader found fewer than a quorum synced with it and gives up; it has not shut down yet (its log writer still runs)", "synced"};
 inline constexpr Site proposal_sent{
     "zab.proposal_sent", SiteRole::server, false, "Leader.propose: sendPacket(PROPOSAL) (Leader.java:1277)",
     "the leader sent a proposal to its forwarding followers; its own log write is queued after", "zxid"};
@@ -73,9 +77,9 @@ inline constexpr Site ack_sent{
     "zab.ack_sent", SiteRole::server, false, "SendAckRequestProcessor.processRequest: learner.writePacket(ACK) (SendAckRequestProcessor.java:46)",
     "a follower sent the ACK of a logged txn (a leader counts its own instead, AckRequestProcessor)", "zxid"};
 
-inline constexpr std::array<const Site*, 17> all{
+inline constexpr std::array<const Site*, 18> all{
     &accepted_epoch_written, &sync_mode_received, &newleader_received, &current_epoch_written, &newleader_acked, &uptodate_received,
-    &uptodate_acked,         &sync_packet_sent,   &newleader_quorum,   &uptodate_sent,         &proposal_sent,   &commit_sent,
+    &uptodate_acked,         &sync_packet_sent,   &newleader_quorum,   &uptodate_sent,         &quorum_lost,     &proposal_sent,   &commit_sent,
     &txn_queued,             &txn_appended,       &log_flushed,        &log_synced,            &ack_sent};
 
 }  // namespace zk::sites

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # merge_shards.sh ELECTSIM: three shards of one small sweep merge to the whole sweep's trace hash; a
 # shard given twice, or a shard of another sweep, is refused (exit 2, naming the files); a missing
-# shard, first, last or between, is merged with a warning naming the seeds left out; an empty file
-# and a directory are refused with their names first.
+# shard, first, last or between, is merged with a warning naming the seeds and the shard left out;
+# shards of another duration or ZooKeeper version and counts that are not counts are refused; the
+# merge lists its shards; an empty file and a directory are refused with their names first.
 set -u
 electsim=$1
 dir=$(mktemp -d)
@@ -19,11 +20,11 @@ out=$("$electsim" merge "$dir/s1.json" "$dir/s2.json" "$dir/s1.json" 2>&1); stat
 grep -q "s1.json (seeds 1..2) and .*s1.json (seeds 1..2) overlap" <<<"$out" || fail "overlap message: $out"
 out=$("$electsim" merge "$dir/s1.json" "$dir/s3.json" 2>&1); status=$?
 [[ $status -eq 0 ]] || fail "a missing shard: exit $status"
-grep -q "warning: no summary covers seeds 3..4, between .*s1.json and .*s3.json" <<<"$out" || fail "gap warning: $out"
+grep -q "warning: no summary covers seeds 3..4 (shard 2/3), between .*s1.json and .*s3.json" <<<"$out" || fail "gap warning: $out"
 out=$("$electsim" merge "$dir/s2.json" "$dir/s3.json" 2>&1) || fail "a missing first shard: exit $?"
-grep -q "warning: no summary covers seeds 1..2, before .*s2.json" <<<"$out" || fail "first gap warning: $out"
+grep -q "warning: no summary covers seeds 1..2 (shard 1/3), before .*s2.json" <<<"$out" || fail "first gap warning: $out"
 out=$("$electsim" merge "$dir/s1.json" "$dir/s2.json" 2>&1) || fail "a missing last shard: exit $?"
-grep -q "warning: no summary covers seeds 5..6, after .*s2.json" <<<"$out" || fail "last gap warning: $out"
+grep -q "warning: no summary covers seeds 5..6 (shard 3/3), after .*s2.json" <<<"$out" || fail "last gap warning: $out"
 "$electsim" "${sweep[@]}" --seed 7 --shard 2/3 | tail -1 > "$dir/other.json"
 out=$("$electsim" merge "$dir/s1.json" "$dir/other.json" 2>&1); status=$?
 [[ $status -eq 2 ]] && grep -q "is a shard of seeds 1..6 and .*other.json of seeds 7..12" <<<"$out" || fail "another sweep: exit $status: $out"
@@ -32,4 +33,21 @@ out=$("$electsim" merge "$dir/empty.json" 2>&1); status=$?
 [[ $status -eq 2 && "$out" == "$dir/empty.json: is empty, not an explore --json summary" ]] || fail "empty file: exit $status: $out"
 out=$("$electsim" merge "$dir" 2>&1); status=$?
 [[ $status -eq 2 && "$out" == "$dir: is a directory, not an explore --json summary" ]] || fail "directory: exit $status: $out"
+# Shards of the same seeds but another sweep: another duration, another ZooKeeper version.
+"$electsim" "${sweep[@]/10s/20s}" --shard 2/3 | tail -1 > "$dir/longer.json"
+out=$("$electsim" merge "$dir/s1.json" "$dir/longer.json" 2>&1); status=$?
+[[ $status -eq 2 ]] && grep -q 'are shards of different sweeps (duration "10s" and "20s")' <<<"$out" || fail "another duration: exit $status: $out"
+"$electsim" "${sweep[@]/3.9.3/3.8.0}" --shard 2/3 | tail -1 > "$dir/version.json"
+out=$("$electsim" merge "$dir/s1.json" "$dir/version.json" 2>&1); status=$?
+[[ $status -eq 2 ]] && grep -q 'different sweeps (zookeeper_version "3.9.3" and "3.8.0")' <<<"$out" || fail "another version: exit $status: $out"
+# Counts that are not counts: negative (nlohmann would wrap it round), or failures beyond runs.
+sed 's/"runs":2,/"runs":-2,/' "$dir/s1.json" > "$dir/negative.json"
+out=$("$electsim" merge "$dir/negative.json" 2>&1); status=$?
+[[ $status -eq 2 ]] && grep -q "negative.json:1:1: runs must be a whole number, 0 or more" <<<"$out" || fail "negative runs: exit $status: $out"
+sed 's/"failures":0,/"failures":5,/' "$dir/s1.json" > "$dir/toomany.json"
+out=$("$electsim" merge "$dir/toomany.json" 2>&1); status=$?
+[[ $status -eq 2 ]] && grep -q "toomany.json:1:1: failures_by_property adds up to 0, not failures (5)" <<<"$out" || fail "failures: exit $status: $out"
+# The merged summary lists its shards.
+out=$("$electsim" merge "$dir/s1.json" "$dir/s2.json" "$dir/s3.json" 2>&1)
+grep -q "s2.json: shard 2/3, seeds 3..4, 2 runs, 0 failures" <<<"$out" || fail "shard list: $out"
 echo ok

@@ -109,6 +109,29 @@ TEST(Systematic, TheSitesAndNodesCanBeNarrowed) {
   EXPECT_EQ(summary.runs, 1u);
 }
 
+// A budget too small for the next level is shared by every run of the level above, its earliest
+// points first: not taken whole by the first subtrees (the search of ZOOKEEPER-4646 needs a subtree
+// far down level 1, docs/exploration.md).
+TEST(Systematic, ABudgetTooSmallForALevelIsSharedByEverySubtree) {
+  SystematicOptions options = small_search({}, 2);
+  options.max_runs = 1000000;
+  SystematicSummary whole = search(options);
+  ASSERT_EQ(whole.levels.size(), 2u);
+  std::uint64_t roots = whole.levels[0].runs;
+  ASSERT_GT(roots, 10u);
+  ASSERT_GT(whole.levels[1].runs, 3 * roots);  // the default scenario's subtrees have several points each
+  EXPECT_LE(whole.levels[1].subtrees, roots);
+
+  options.max_runs = roots + 2 * roots;  // room for two points a subtree
+  SystematicSummary tight = search(options);
+  ASSERT_EQ(tight.levels.size(), 2u);
+  EXPECT_TRUE(tight.budget_exhausted);
+  EXPECT_GT(tight.levels[1].runs, roots);
+  EXPECT_LE(tight.levels[1].runs, 2 * roots);
+  // Every subtree that has points gets its share; without sharing the first few took all of it.
+  EXPECT_EQ(tight.levels[1].subtrees, whole.levels[1].subtrees);
+}
+
 }  // namespace
 
 namespace {

@@ -76,6 +76,7 @@ sim::Task<void> Leader::lead() {
     }
     if (!tickSkip && !config.is_quorum(synced.size())) {
       shutdownMessage_ = "Not sufficient followers synced, only synced with sids: [" + sidList(synced) + "]";
+      co_await sim::reach(self_.sim(), self_.id(), sites::quorum_lost, {"synced", static_cast<std::int64_t>(synced.size())});
       co_return;
     }
     tickSkip = !tickSkip;
