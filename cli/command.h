@@ -14,6 +14,8 @@ namespace po = boost::program_options;
 inline constexpr int exit_ok = 0;
 inline constexpr int exit_failed = 1;
 inline constexpr int exit_bad_input = 2;
+// 3 is an internal error.
+inline constexpr int exit_output_failed = 4;  // standard output could not be written (a full disk)
 
 using Arguments = std::vector<std::string>;
 

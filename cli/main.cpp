@@ -1,4 +1,7 @@
 // electsim: wires the subcommands together. Each subcommand lives in its own command_*.cpp.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -44,6 +47,18 @@ void print_usage(std::ostream& out) {
   out << "\nRun 'electsim COMMAND --help' for a command's options.\n";
 }
 
+// The verdict or summary on standard output reached it: a full disk (`> /dev/full`) or a write error
+// is exit status 4 with the reason, never a silent 0 with the result lost.
+int standard_output_written(int status) {
+  std::cout.flush();
+  int flushed = std::fflush(stdout);
+  int saved = errno;
+  if (std::cout.good() && flushed == 0 && std::ferror(stdout) == 0) return status;
+  std::cerr << "electsim: cannot write standard output: " << (saved != 0 ? std::strerror(saved) : "write error")
+            << " (the result is lost)\n";
+  return cli::exit_output_failed;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -67,7 +82,8 @@ int main(int argc, char** argv) {
     return cli::exit_bad_input;
   }
   try {
-    return found->second.run(cli::Arguments(arguments.begin() + 1, arguments.end()));
+    int status = found->second.run(cli::Arguments(arguments.begin() + 1, arguments.end()));
+    return standard_output_written(status);
   } catch (const cli::FileError& error) {
     std::cerr << error.what() << "\n";
     return cli::exit_bad_input;

@@ -21,6 +21,14 @@ class FileWriteError : public std::runtime_error {
 
 // Output streamed into a file: write to stream(), then commit(). Destroyed without a commit (an
 // exception, an interrupted run), the temporary file is removed and the destination is untouched.
+//
+// Atomic replacement is for regular files only. The destination is found first:
+//   "-" or /dev/stdout          streamed to standard output (a pipe, a terminal, a file)
+//   a device, a FIFO, a socket  written through, as it is (/dev/null discards, a FIFO's reader reads)
+//   a symlink                   followed: its final target is written (replaced if it is a regular
+//                               file, created if it does not exist); the link stays a link
+//   a regular file              replaced, keeping its mode and owner; refused when this user could
+//                               not write it (a rename would bypass its permissions)
 class AtomicFile {
  public:
   explicit AtomicFile(std::filesystem::path path);  // throws FileWriteError
@@ -28,17 +36,25 @@ class AtomicFile {
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
 
-  std::ostream& stream() { return out_; }
+  std::ostream& stream() { return *stream_; }
   const std::filesystem::path& path() const { return path_; }
-  // Flushes, syncs and renames the temporary over the destination. Throws FileWriteError.
+  // Flushes; a replaced file is synced and renamed over the destination. Throws FileWriteError.
   void commit();
 
  private:
+  enum class Mode { replace, through, standard_output };
   void discard() noexcept;
 
-  std::filesystem::path path_;
+  std::filesystem::path path_;         // as given
+  std::filesystem::path destination_;  // the file written: path_ with its symlinks followed
   std::filesystem::path temporary_;
+  Mode mode_ = Mode::replace;
   std::ofstream out_;
+  std::ostream* stream_ = &out_;
+  bool keep_attributes_ = false;  // an existing file: its mode and owner pass to the new one
+  unsigned mode_bits_ = 0;
+  unsigned owner_ = 0;
+  unsigned group_ = 0;
   bool committed_ = false;
 };
 

@@ -40,6 +40,7 @@ inline constexpr int sharding_total_count_max = 10'000;
 inline constexpr int limit_ticks_max = 1'000;  // init_limit and sync_limit
 inline constexpr int fd_ping_retries_max = 100;
 inline constexpr double cluster_task_rate_max = 100'000;  // tasks per second
+inline constexpr double cluster_task_rate_min = 1.0 / 86'400;  // a positive rate: one task a day
 // Every duration in a file, the scenario's length included, is at most a simulated day. It also keeps
 // sums such as `at + for` far away from the 292 years an int64 of nanoseconds can hold.
 inline constexpr sim::Duration duration_max = 24h;

@@ -63,6 +63,17 @@ std::string path_component(const Source& source, const Field& field) {
   if (value.find('/') != std::string::npos) {
     source.fail(field.mark(), field.path + " must not contain '/': it becomes part of a znode path");
   }
+  // ZooKeeper's PathUtils.validatePath refuses these too ("relative paths not allowed", "invalid
+  // character"): accepted here, every instance would fail to start and a run would pass vacuously.
+  if (value == "." || value == "..") {
+    source.fail(field.mark(), field.path + " must not be " + shown(value) + ": ZooKeeper refuses relative znode paths");
+  }
+  for (char c : value) {
+    auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      source.fail(field.mark(), field.path + " must not contain control characters (NUL included): ZooKeeper refuses them in a znode path");
+    }
+  }
   return value;
 }
 
@@ -287,7 +298,13 @@ void read_jobs(const Source& source, const Field& field, Scenario& scenario) {
 
 void read_cluster_tasks(const Source& source, const Field& field, ClusterTasksConfig& config) {
   MapReader map(source, field, {"rate", "priorities", "executor"});
-  if (auto f = map.find("rate")) config.rate = number(source, *f, 0, cluster_task_rate_max);
+  if (auto f = map.find("rate")) {
+    config.rate = number(source, *f, 0, cluster_task_rate_max);
+    // A positive rate below one task in the longest run draws an interval no clock can hold.
+    if (config.rate > 0 && config.rate < cluster_task_rate_min) {
+      source.fail(f->mark(), f->path + " must be 0 (no tasks) or at least 1/86400, one task a day");
+    }
+  }
   if (auto f = map.find("priorities")) {
     std::vector<Name> names = unique_names(source, *f, es_priorities_count);
     if (names.empty()) source.fail(f->mark(), f->path + " must name at least one priority");
@@ -327,6 +344,14 @@ ElasticsearchConfig read_elasticsearch(const Source& source, const Field& field)
   if (auto f = map.find("ping_timeout")) config.ping_timeout = positive_duration(source, *f);
   if (auto f = map.find("commit_timeout")) config.commit_timeout = positive_duration(source, *f);
   if (auto f = map.find("publish_timeout")) config.publish_timeout = positive_duration(source, *f);
+  // ZenDiscovery's constructor: "discovery.zen.commit_timeout [..] cannot be higher than
+  // [discovery.zen.publish_timeout]" (an IllegalArgumentException: the node does not start).
+  if (config.commit_timeout > config.publish_timeout) {
+    const Field* at = map.find("commit_timeout") ? map.find("commit_timeout") : map.find("publish_timeout");
+    source.fail(at->mark(), "elasticsearch.commit_timeout (" + sim::format_duration(config.commit_timeout) +
+                                ") cannot be higher than elasticsearch.publish_timeout (" + sim::format_duration(config.publish_timeout) +
+                                "), as Elasticsearch's ZenDiscovery refuses");
+  }
   if (auto f = map.find("fd_ping_interval")) config.fd_ping_interval = positive_duration(source, *f);
   if (auto f = map.find("fd_ping_timeout")) config.fd_ping_timeout = positive_duration(source, *f);
   if (auto f = map.find("fd_ping_retries")) {

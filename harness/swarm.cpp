@@ -408,6 +408,15 @@ int add_step_faults(Scenario& scenario, const std::vector<FaultKind>& enabled, s
       Fault back = companion;
       back.kind = FaultKind::restart;
       back.delay = draw(rng, 2s, undo_max);
+      if (rng.chance(1, 2)) {
+        // Or at its own step: the moment it gives up leading for want of a quorum (zab.quorum_lost),
+        // which only the leader the interrupted follower was syncing with reaches, about a tick
+        // later. The leader then goes down with its quorum: the follower that had its epoch but
+        // not its txns may lead next (ZOOKEEPER-4646's second fault).
+        companion.after = Trigger{"zab.quorum_lost", companion.node, 1, {}};
+        companion.delay = Duration::zero();
+        back.after = companion.after;
+      }
       scenario.faults.push_back(companion);
       scenario.faults.push_back(back);
     }
@@ -471,7 +480,12 @@ Scenario generate_scenario(const SwarmOptions& options, std::uint64_t seed) {
   FaultDrawer drawer(scenario, rng, phase_end);
   int drawn = 0;
   if (!enabled.empty()) {
-    for (Duration at = draw(rng, 1s, 1s + mean_gap); at + 1s < phase_end; at += draw(rng, mean_gap / 4, mean_gap * 7 / 4)) {
+    // A run of many hours draws more faults than a scenario may hold (faults_max): the drawing stops
+    // short of it, leaving room for the liveness tail and the step faults (each node's restart and a
+    // heal; a few steps with their undo), so that every file explore writes parses again.
+    constexpr std::size_t reserve = 256;
+    for (Duration at = draw(rng, 1s, 1s + mean_gap); at + 1s < phase_end && scenario.faults.size() + reserve < faults_max;
+         at += draw(rng, mean_gap / 4, mean_gap * 7 / 4)) {
       drawer.add(pick(rng, enabled), at);
       drawn++;
     }
@@ -480,6 +494,7 @@ Scenario generate_scenario(const SwarmOptions& options, std::uint64_t seed) {
   int steps = options.step_faults ? add_step_faults(scenario, enabled, seed, phase_end) : 0;
   std::stable_sort(scenario.faults.begin(), scenario.faults.end(), [](const Fault& a, const Fault& b) { return a.at < b.at; });
   scenario.description = describe(enabled, drawn, steps);
+  ELECTSIM_ASSERT_MSG(scenario.faults.size() <= static_cast<std::size_t>(faults_max), "the swarm drew more faults than a scenario holds");
   return scenario;
 }
 

@@ -3,33 +3,44 @@
 #include <csignal>
 
 #include "harness/trigger_kinds.h"
+#include "live/child_process.h"
 #include "live/live_platform.h"
 
 namespace live {
 
 namespace {
 
-// Ctrl-C stops the real-time loop (the run ends early, is reported, and everything is stopped);
-// a second Ctrl-C falls back to the cleanup handler (child_process.h), which kills and exits.
+// Ctrl-C (or SIGTERM) stops the real-time loop: the run ends early, is reported (exit 1,
+// `interrupted`), and everything it started is stopped and removed as at a normal end. A second
+// signal falls back to the cleanup handler (child_process.h), which kills the children and dies.
+//
+// The cleanup handler is installed first, so that it is the one a second signal restores: when the
+// first JVM started after this scope (servers start at the scenario's 0 s, inside the run), its
+// installation used to replace this handler, and one Ctrl-C killed everything unreported.
 std::atomic<LivePlatform*> interrupt_target{nullptr};
 struct sigaction previous_sigint {};
+struct sigaction previous_sigterm {};
 
 extern "C" void stop_live_run(int) {
   if (LivePlatform* platform = interrupt_target.load()) platform->stop();
   ::sigaction(SIGINT, &previous_sigint, nullptr);
+  ::sigaction(SIGTERM, &previous_sigterm, nullptr);
 }
 
 class InterruptScope {
  public:
   explicit InterruptScope(LivePlatform& platform) {
+    install_cleanup_on_signals();
     interrupt_target.store(&platform);
     struct sigaction action {};
     action.sa_handler = stop_live_run;
     sigemptyset(&action.sa_mask);
     ::sigaction(SIGINT, &action, &previous_sigint);
+    ::sigaction(SIGTERM, &action, &previous_sigterm);
   }
   ~InterruptScope() {
     ::sigaction(SIGINT, &previous_sigint, nullptr);
+    ::sigaction(SIGTERM, &previous_sigterm, nullptr);
     interrupt_target.store(nullptr);
   }
 };

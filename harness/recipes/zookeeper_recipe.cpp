@@ -17,7 +17,8 @@ class ZooKeeperRecipe final : public RecipeDriver {
             "zab-protocol-errors", "ephemeral-cleanup", "watch-once",               "eventual-leader"};
   }
   std::optional<std::string> leaderNow(Cluster& cluster) const override {
-    std::optional<zk::ServerId> leader = cluster.ensemble()->leader();
+    // The simulated ensemble's leader, or in live mode the one the real servers report (srvr).
+    std::optional<zk::ServerId> leader = cluster.zookeeperLeader();
     if (!leader) return std::nullopt;
     return "zk" + std::to_string(*leader);
   }

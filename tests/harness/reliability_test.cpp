@@ -9,6 +9,11 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <thread>
+
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "harness/atomic_file.h"
 #include "harness/explore.h"
@@ -269,6 +274,56 @@ TEST(AtomicFile, WritesTheWholeFileAndLeavesNoTemporary) {
   for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(directory)) entries++;
   EXPECT_EQ(entries, 1u) << "a temporary file was left behind";
   EXPECT_THROW(harness::write_file_atomically(directory / "no-such-directory" / "x.yaml", "x"), harness::FileWriteError);
+  std::filesystem::remove_all(directory);
+}
+
+// Atomic replacement is for regular files: a FIFO, a device and a symlink stay what they are (as
+// root, `--trace /dev/null` once replaced the machine's /dev/null with a regular file), and a replaced
+// file keeps its mode.
+TEST(AtomicFile, WritesThroughWhatIsNotARegularFileAndFollowsSymlinks) {
+  std::filesystem::path directory = std::filesystem::temp_directory_path() / ("electsim-through-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(directory);
+  std::filesystem::create_directories(directory);
+  auto content_of = [](const std::filesystem::path& path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+
+  // A symlink to a regular file: the target is replaced, the link stays a link.
+  std::filesystem::path target = directory / "target.jsonl";
+  harness::write_file_atomically(target, "old\n");
+  ::chmod(target.c_str(), 0640);
+  std::filesystem::create_symlink("target.jsonl", directory / "link.jsonl");
+  harness::write_file_atomically(directory / "link.jsonl", "new\n");
+  EXPECT_TRUE(std::filesystem::is_symlink(directory / "link.jsonl"));
+  EXPECT_EQ(content_of(target), "new\n");
+  EXPECT_EQ(std::filesystem::status(target).permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write | std::filesystem::perms::group_read);
+  // A dangling symlink: the file it names is created.
+  std::filesystem::create_symlink("later.jsonl", directory / "dangling.jsonl");
+  harness::write_file_atomically(directory / "dangling.jsonl", "made\n");
+  EXPECT_TRUE(std::filesystem::is_symlink(directory / "dangling.jsonl"));
+  EXPECT_EQ(content_of(directory / "later.jsonl"), "made\n");
+
+  // A FIFO: its reader gets the content, and it is still a FIFO.
+  std::filesystem::path fifo = directory / "trace.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string read_back;
+  std::thread reader([&] { read_back = content_of(fifo); });
+  harness::write_file_atomically(fifo, "through\n");
+  reader.join();
+  EXPECT_EQ(read_back, "through\n");
+  EXPECT_TRUE(std::filesystem::is_fifo(fifo));
+
+  // A character device (a copy of /dev/null, made where it is safe to break): written through.
+  std::filesystem::path device = directory / "null";
+  if (::mknod(device.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0) {
+    harness::write_file_atomically(device, "discarded\n");
+    EXPECT_TRUE(std::filesystem::is_character_file(device)) << "the device node was replaced by a regular file";
+  }
+  std::size_t temporaries = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(directory)) temporaries += entry.path().filename().string().starts_with(".");
+  EXPECT_EQ(temporaries, 0u);
   std::filesystem::remove_all(directory);
 }
 

@@ -162,6 +162,15 @@ TEST(ScenarioErrors, RecipeOnlySections) {
             "too");
   EXPECT_EQ(error_of(head + "recipe: es-zen\nelasticsearch: {nodes: 3, minimum_master_nodes: 4}\n"),
             "s.yaml:4:49: elasticsearch.minimum_master_nodes must be between 1 and 3, got 4");
+  // Values that parsed and then tripped the model (a model-sanity failure instead of exit 2).
+  EXPECT_EQ(error_of(head + "recipe: es-zen\nelasticsearch: {commit_timeout: 30s, publish_timeout: 1s}\n"),
+            "s.yaml:4:33: elasticsearch.commit_timeout (30s) cannot be higher than elasticsearch.publish_timeout (1s), as Elasticsearch's "
+            "ZenDiscovery refuses");
+  EXPECT_EQ(error_of(head + "recipe: es-zen\nelasticsearch: {publish_timeout: 1s}\n"),
+            "s.yaml:4:34: elasticsearch.commit_timeout (30s) cannot be higher than elasticsearch.publish_timeout (1s), as Elasticsearch's "
+            "ZenDiscovery refuses");
+  EXPECT_EQ(error_of(head + "recipe: es-zen\nelasticsearch: {cluster_tasks: {rate: 1e-300}}\n"),
+            "s.yaml:4:39: elasticsearch.cluster_tasks.rate must be 0 (no tasks) or at least 1/86400, one task a day");
 }
 
 TEST(ScenarioErrors, JobsAndInstanceIds) {
@@ -170,6 +179,13 @@ TEST(ScenarioErrors, JobsAndInstanceIds) {
             "s.yaml:6:12: two jobs are named 'a' (the first at line 5); job names must be unique");
   EXPECT_EQ(error_of(head + "recipe: elasticjob\njobs: [{name: a/b, sharding_total_count: 1}]\n"),
             "s.yaml:4:15: jobs.name must not contain '/': it becomes part of a znode path");
+  // Accepted, these once made every instance fail to start (BADARGUMENTS) and the run pass vacuously.
+  EXPECT_EQ(error_of(head + "recipe: elasticjob\njobs: [{name: .., sharding_total_count: 1}]\n"),
+            "s.yaml:4:15: jobs.name must not be '..': ZooKeeper refuses relative znode paths");
+  EXPECT_EQ(error_of(head + "recipe: elasticjob\njobs: [{name: \".\", sharding_total_count: 1}]\n"),
+            "s.yaml:4:15: jobs.name must not be '.': ZooKeeper refuses relative znode paths");
+  EXPECT_EQ(error_of(head + "recipe: elasticjob\njobs: [{name: \"a\\0b\", sharding_total_count: 1}]\n"),
+            "s.yaml:4:15: jobs.name must not contain control characters (NUL included): ZooKeeper refuses them in a znode path");
   EXPECT_EQ(error_of(head + "recipe: elasticjob\njobs: [{name: a, sharding_total_count: 0}]\n"),
             "s.yaml:4:40: jobs.sharding_total_count must be between 1 and 10000, got 0");
   EXPECT_EQ(error_of(head + "recipe: elasticjob\njobs: [{name: a, sharding_total_count: 1, fire_interval: 0s}]\n"),

@@ -190,7 +190,7 @@ inline ElasticsearchConfig gen_elasticsearch() {
   es.minimum_master_nodes = *rc::gen::inRange(1, es.nodes + 1);
   es.ping_timeout = *gen_duration(1ms, 1min);
   es.commit_timeout = *gen_duration(1ms, 1min);
-  es.publish_timeout = *gen_duration(1ms, 1min);
+  es.publish_timeout = *gen_duration(es.commit_timeout, 1min);  // ZenDiscovery: commit <= publish
   es.fd_ping_interval = *gen_duration(1ms, 1min);
   es.fd_ping_timeout = *gen_duration(1ms, 1min);
   es.fd_ping_retries = *rc::gen::inRange(1, fd_ping_retries_max + 1);
