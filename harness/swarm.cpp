@@ -408,15 +408,6 @@ int add_step_faults(Scenario& scenario, const std::vector<FaultKind>& enabled, s
       Fault back = companion;
       back.kind = FaultKind::restart;
       back.delay = draw(rng, 2s, undo_max);
-      if (rng.chance(1, 2)) {
-        // Or at its own step: the moment it gives up leading for want of a quorum (zab.quorum_lost),
-        // which only the leader the interrupted follower was syncing with reaches, about a tick
-        // later. The leader then goes down with its quorum: the follower that had its epoch but
-        // not its txns may lead next (ZOOKEEPER-4646's second fault).
-        companion.after = Trigger{"zab.quorum_lost", companion.node, 1, {}};
-        companion.delay = Duration::zero();
-        back.after = companion.after;
-      }
       scenario.faults.push_back(companion);
       scenario.faults.push_back(back);
     }
