@@ -373,7 +373,7 @@ int command_merge(const Arguments& arguments) {
     int number = 0, last_number = 0;
     while (std::getline(in, line)) {
       number++;
-      if (!line.empty()) {
+      if (line.find_first_not_of(" \t\r") != std::string::npos) {  // blank lines after the summary are not it
         last = line;
         last_number = number;
       }

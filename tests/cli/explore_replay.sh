@@ -36,4 +36,16 @@ for file in "${files[@]}"; do
     exit 1
   fi
 done
+# A file whose recorded property was edited to one the run does not violate is no replay: exit 1.
+# (Not for a limit hit, model-sanity: without its property the file is a run that hits a limit.)
+if ! grep -q "^  property: model-sanity" "${files[0]}"; then
+  edited=$(mktemp --suffix=.yaml)
+  sed 's/^  property: .*/  property: watch-once/' "${files[0]}" > "$edited"
+  output=$("$electsim" replay "$edited" 2>&1); status=$?
+  rm -f "$edited"
+  if [[ $status -ne 1 || "$output" != *"watch-once not violated this time"* ]]; then
+    echo "an edited failure property replayed with exit $status: $output"
+    exit 1
+  fi
+fi
 echo "${#files[@]} failure files, each replayed identical"

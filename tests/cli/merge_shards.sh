@@ -28,6 +28,9 @@ grep -q "warning: no summary covers seeds 5..6 (shard 3/3), after .*s2.json" <<<
 "$electsim" "${sweep[@]}" --seed 7 --shard 2/3 | tail -1 > "$dir/other.json"
 out=$("$electsim" merge "$dir/s1.json" "$dir/other.json" 2>&1); status=$?
 [[ $status -eq 2 ]] && grep -q "is a shard of seeds 1..6 and .*other.json of seeds 7..12" <<<"$out" || fail "another sweep: exit $status: $out"
+# Blank lines (spaces, a CR) after a summary: the summary is still its last line.
+{ cat "$dir/s1.json"; printf '\n   \n\r\n'; } > "$dir/trailing.json"
+"$electsim" merge "$dir/trailing.json" "$dir/s2.json" "$dir/s3.json" > /dev/null 2>&1 || fail "a summary followed by blank lines: exit $?"
 : > "$dir/empty.json"
 out=$("$electsim" merge "$dir/empty.json" 2>&1); status=$?
 [[ $status -eq 2 && "$out" == "$dir/empty.json: is empty, not an explore --json summary" ]] || fail "empty file: exit $status: $out"
