@@ -1,5 +1,9 @@
 // electsim run FILE: runs one scenario and judges its properties; electsim replay FILE: runs a
 // failure file again and compares the trace hash it recorded.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
 #include <iostream>
 #include <optional>
 #include <stdexcept>
@@ -19,6 +23,17 @@ namespace {
 
 harness::Scenario load(const std::string& command, const std::string& file, const LimitOptions& limits) {
   return load_scenario(file, file_size_limit(command, limits));
+}
+
+// Ctrl-C (or SIGTERM) during `run`: the run stops between two slices of simulated time, and what it
+// judged so far is reported, marked interrupted (exit 1); the trace and diagram are written for the
+// part that ran, so no temporary file is left behind. A second signal ends the process at once.
+std::atomic<bool> run_interrupted{false};
+
+extern "C" void interrupt_run(int) {
+  run_interrupted.store(true);
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
 }
 
 }  // namespace
@@ -78,7 +93,18 @@ int command_run(const Arguments& arguments) {
     run_options.sinks.push_back(&diagram);
     run_options.message_describer = &harness::describe_message;
   }
+  // In slices of 100 ms of simulated time, so that a signal is seen between them; a slice ends with
+  // every event due up to its end, so the run is the one run_until(end) makes (the same trace hash).
+  run_interrupted.store(false);
+  run_options.run_loop = [](sim::Simulation& sim, sim::Instant end) {
+    while (sim.now() < end && !sim.stop_requested() && !run_interrupted.load()) sim.run_until(std::min(end, sim.now() + std::chrono::milliseconds(100)));
+  };
+  auto previous_interrupt = std::signal(SIGINT, interrupt_run);
+  auto previous_terminate = std::signal(SIGTERM, interrupt_run);
   harness::RunResult result = harness::runScenario(scenario, run_options);
+  std::signal(SIGINT, previous_interrupt);
+  std::signal(SIGTERM, previous_terminate);
+  bool interrupted = run_interrupted.load();
   commit_output_file("run", "trace", trace);
   if (narration) narration->finish(result.violations);
   if (diagram_file) {
@@ -87,12 +113,19 @@ int command_run(const Arguments& arguments) {
     commit_output_file("run", "diagram", diagram_file);
   }
   if (json) {
-    std::cout << harness::toJson(result).dump() << "\n";
+    nlohmann::ordered_json out = harness::toJson(result);
+    if (interrupted) out["interrupted"] = true;
+    std::cout << out.dump() << "\n";
   } else {
     harness::printSummary(result, std::cout);
+    if (interrupted) {
+      std::cout << "INTERRUPTED at " << result.sim_seconds << " s of " << sim::format_duration(scenario.duration)
+                << ": the verdicts cover the run so far (liveness properties were judged early)\n";
+    }
   }
   fail_on_limit("run", file, scenario, result);
-  return result.expectations_met ? exit_ok : exit_failed;
+  if (interrupted) std::cerr << "electsim: run: interrupted; the report covers the run so far\n";
+  return result.expectations_met && !interrupted ? exit_ok : exit_failed;
 }
 
 int command_replay(const Arguments& arguments) {
