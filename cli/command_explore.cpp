@@ -285,6 +285,12 @@ void require_disjoint(const std::vector<std::string>& files, const std::vector<h
       throw UsageError("merge: " + files[0] + " is a shard of " + std::to_string(shards[0].shard_count) + " and " + files[index] + " of " +
                        std::to_string(shards[index].shard_count) + ": the shards of one sweep have one --shard I/N count");
     }
+    if (shards[index].interrupted) {
+      std::uint64_t block = shards[index].seed_end - shards[index].seed_first;
+      std::cerr << "electsim: merge: warning: " << files[index] << " was interrupted: " << shards[index].runs << " of the " << block
+                << " runs of seeds " << seeds(shards[index].seed_first, shards[index].seed_end)
+                << " finished (not the first ones in order); run that shard again for the whole sweep\n";
+    }
     if (shards[index].seed_end > shards[index].seed_first) order.push_back(index);
     // Summaries from before the sweep was recorded (0..0) are merged as they are.
     if (shards[index].sweep_end == 0 || shards[0].sweep_end == 0) continue;

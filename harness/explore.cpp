@@ -430,7 +430,9 @@ ExploreSummary merge_summaries(const std::vector<ExploreSummary>& shards, const 
 }
 
 void printSummary(const ExploreSummary& summary, std::ostream& out) {
-  out << summary.runs << " runs" << (summary.interrupted ? " (interrupted)" : "")
+  std::uint64_t block = summary.seed_end - summary.seed_first;
+  out << summary.runs << (summary.interrupted && summary.runs < block ? " of " + std::to_string(block) : std::string()) << " runs"
+      << (summary.interrupted ? " (interrupted)" : "")
       << (summary.stopped_at_first_failure ? " (stopped at the first failure)" : "") << ", seeds " << summary.seed_first << ".."
       << (summary.seed_end == 0 ? 0 : summary.seed_end - 1) << ", " << summary.events << " events, "
       << summary.sim_seconds << " simulated seconds in " << summary.wall_seconds << " s ("

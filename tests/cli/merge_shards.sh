@@ -50,6 +50,11 @@ out=$("$electsim" merge "$dir/negative.json" 2>&1); status=$?
 sed 's/"failures":0,/"failures":5,/' "$dir/s1.json" > "$dir/toomany.json"
 out=$("$electsim" merge "$dir/toomany.json" 2>&1); status=$?
 [[ $status -eq 2 ]] && grep -q "toomany.json:1:1: failures_by_property adds up to 0, not failures (5)" <<<"$out" || fail "failures: exit $status: $out"
+# An interrupted shard covers part of its block: merge says so and which shard to run again.
+sed -e 's/"runs":2,/"runs":1,/' -e 's/"interrupted":false/"interrupted":true/' "$dir/s2.json" > "$dir/cut.json"
+out=$("$electsim" merge "$dir/s1.json" "$dir/cut.json" "$dir/s3.json" 2>&1)
+grep -q "cut.json was interrupted: 1 of the 2 runs of seeds 3..4 finished" <<<"$out" || fail "interrupted shard: $out"
+grep -q "^5 of 6 runs (interrupted)" <<<"$out" || fail "interrupted merge summary: $out"
 # The merged summary lists its shards.
 out=$("$electsim" merge "$dir/s1.json" "$dir/s2.json" "$dir/s3.json" 2>&1)
 grep -q "s2.json: shard 2/3, seeds 3..4, 2 runs, 0 failures" <<<"$out" || fail "shard list: $out"
