@@ -231,12 +231,19 @@ int command_explore(const Arguments& arguments) {
   harness::ExploreSummary summary = harness::explore(explore, std::ref(display), interrupted);
   std::signal(SIGINT, previous_interrupt);
   std::signal(SIGTERM, previous_terminate);
-  if (summary.interrupted) std::cerr << "\nexplore: interrupted; the summary covers the runs that finished\n";
+  if (summary.out_of_memory) {
+    std::cerr << "\nexplore: out of memory with --jobs " << jobs << " (each run may grow its heap up to --max-memory, "
+              << explore.limits.max_memory_bytes / (1024 * 1024) << " MiB): the sweep stopped; the summary covers the runs that finished. "
+              << "Lower --jobs or --max-memory, or give the process more memory\n";
+  } else if (summary.interrupted) {
+    std::cerr << "\nexplore: interrupted; the summary covers the runs that finished\n";
+  }
   if (json) {
     std::cout << harness::toJson(summary).dump() << "\n";
   } else {
     harness::printSummary(summary, std::cout);
   }
+  if (summary.out_of_memory) return exit_bad_input;
   return summary.failures == 0 ? exit_ok : exit_failed;
 }
 

@@ -8,7 +8,9 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <optional>
+#include <system_error>
 #include <thread>
 
 #include "harness/failure_writer.h"
@@ -161,8 +163,12 @@ ExploreSummary explore(const ExploreOptions& options, const std::function<void(c
   }
 
   std::atomic<std::uint64_t> lowest_failure{total};  // index of the lowest failing run so far
+  // Out of memory in a worker (under `ulimit -v` with many --jobs; each run may grow its heap up to
+  // --max-memory): the sweep stops as if interrupted and says why, never std::terminate.
+  std::atomic<bool> out_of_memory{false};
   auto worker = [&] {
-    while (!stop.load()) {
+   try {
+    while (!stop.load() && !out_of_memory.load()) {
       std::uint64_t index = next.fetch_add(1);
       if (index >= total) break;
       if (options.stop_at_first_failure && index > lowest_failure.load()) break;  // indices only grow
@@ -201,13 +207,27 @@ ExploreSummary explore(const ExploreOptions& options, const std::function<void(c
       }
       finished.notify_all();
     }
+   } catch (const std::bad_alloc&) {
+    out_of_memory.store(true);  // the run in flight is not counted
+   }
     std::lock_guard lock(mutex);
     workers_left--;
     finished.notify_all();
   };
 
   std::vector<std::jthread> threads;
-  for (unsigned i = 0; i < running_workers; i++) threads.emplace_back(worker);
+  for (unsigned i = 0; i < running_workers; i++) {
+    try {
+      threads.emplace_back(worker);
+    } catch (const std::system_error&) {
+      // The system gives fewer threads than --jobs asks for (a thread's stack counts against
+      // `ulimit -v`): the sweep runs on those it got.
+      std::lock_guard lock(mutex);
+      workers_left -= running_workers - i;
+      break;
+    }
+  }
+  if (threads.empty()) throw std::runtime_error("explore: cannot start a worker thread (lower --jobs, or raise ulimit -v / -u)");
   {
     std::unique_lock lock(mutex);
     while (workers_left > 0) {
@@ -220,6 +240,10 @@ ExploreSummary explore(const ExploreOptions& options, const std::function<void(c
     }
   }
   threads.clear();
+  if (out_of_memory.load()) {
+    summary.interrupted = true;
+    summary.out_of_memory = true;
+  }
   if (writer) {
     writer->finish();
     if (summary.first_failure && writer->failed(summary.first_failure->file)) summary.first_failure->file.clear();
@@ -281,6 +305,7 @@ nlohmann::ordered_json toJson(const ExploreSummary& summary) {
   json["observed"] = nlohmann::ordered_json::object();
   for (const auto& [name, count] : summary.observed) json["observed"][name] = count;
   json["interrupted"] = summary.interrupted;
+  if (summary.out_of_memory) json["out_of_memory"] = true;
   json["stopped_at_first_failure"] = summary.stopped_at_first_failure;
   json["seeds"] = {{"first", summary.seed_first}, {"end", summary.seed_end}, {"sweep_first", summary.sweep_first}, {"sweep_end", summary.sweep_end}};
   json["sweep"] = summary.sweep;

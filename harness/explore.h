@@ -64,6 +64,7 @@ struct ExploreSummary {
   std::optional<FailureSummary> first_failure;  // the failing run with the lowest seed
   std::map<std::string, std::uint64_t> observed;  // violations of properties not promised
   bool interrupted = false;
+  bool out_of_memory = false;  // a worker ran out of memory: the sweep stopped (interrupted too)
   bool stopped_at_first_failure = false;
   std::uint64_t seed_first = 0;  // the share of seeds this summary covers: [seed_first, seed_end)
   std::uint64_t seed_end = 0;
