@@ -172,6 +172,7 @@ int command_explore(const Arguments& arguments) {
   for (const std::string& bug : bugs) {
     if (!harness::is_known_bug(bug)) throw UsageError("explore: unknown bug switch '" + bug + "' (see: electsim bugs)");
   }
+  if (values.count("recipe") != 0 && recipe_text.empty()) throw UsageError("explore: --recipe needs a recipe's name (see: electsim explore --help)");
   if (!recipe_text.empty()) {
     explore.swarm.recipe = parse_recipe(recipe_text);
   } else if (!bugs.empty()) {

@@ -55,6 +55,7 @@ int command_shrink(const Arguments& arguments) {
   if (!property.empty() && !harness::is_known_property(property)) throw UsageError("shrink: unknown property '" + property + "' (see: electsim properties)");
   if (max_runs == 0) throw UsageError("shrink: --max-runs must be at least 1");
   if (jobs == 0 || jobs > 1024) throw UsageError("shrink: --jobs must be within 1..1024");
+  if (values.count("out") != 0 && out.empty()) throw UsageError("shrink: --out needs a file name (without it: FILE with .shrunk.yaml)");
   if (out.empty()) out = default_output(file);
 
   harness::Scenario scenario = load_scenario(file, file_size_limit("shrink", limits));
