@@ -166,8 +166,7 @@ ExploreSummary explore(const ExploreOptions& options, const std::function<void(c
   // Out of memory in a worker (under `ulimit -v` with many --jobs; each run may grow its heap up to
   // --max-memory): the sweep stops as if interrupted and says why, never std::terminate.
   std::atomic<bool> out_of_memory{false};
-  auto worker = [&] {
-   try {
+  auto work = [&] {
     while (!stop.load() && !out_of_memory.load()) {
       std::uint64_t index = next.fetch_add(1);
       if (index >= total) break;
@@ -207,9 +206,13 @@ ExploreSummary explore(const ExploreOptions& options, const std::function<void(c
       }
       finished.notify_all();
     }
-   } catch (const std::bad_alloc&) {
-    out_of_memory.store(true);  // the run in flight is not counted
-   }
+  };
+  auto worker = [&] {
+    try {
+      work();
+    } catch (const std::bad_alloc&) {
+      out_of_memory.store(true);  // the run in flight is not counted
+    }
     std::lock_guard lock(mutex);
     workers_left--;
     finished.notify_all();
