@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # GNU parallel, as documented (cluster/parallel-sweep.sh): a sweep in shards, one of them killed
-# midway; merge names the missing shard; the sweep re-run with --resume-failed runs only that shard,
-# and the merge then equals the same sweep in one piece (runs, failures, trace hash), every failure
-# file there once.
+# midway; merge names the missing shard; the sweep re-run with --resume-failed runs only that shard
+# (and removes any temporary file the killed one left), and the merge then equals the same sweep in
+# one piece (runs, failures, trace hash), every failure file there once and nothing else.
 #
 # usage: parallel_test.sh ELECTSIM SOURCE_DIR       exit 77 (ctest: skipped) without GNU parallel
 set -euo pipefail
@@ -62,6 +62,7 @@ for key in ("runs", "failures", "failures_by_property", "events", "trace_hash"):
         sys.exit("merged %s %r differs from the sweep in one piece: %r" % (key, merged[key], whole[key]))
 if len(merged["shards"]) != 4:
     sys.exit("merged shards: %r" % merged["shards"])
+# (Hidden names too: a temporary the killed shard left must be gone, removed by the re-run.)
 shard_files, whole_files = sorted(os.listdir(sys.argv[3])), sorted(os.listdir(sys.argv[4]))
 if shard_files != whole_files or len(shard_files) != whole["failures"]:
     sys.exit("failure files: %d from the shards, %d in one piece, %d failures" % (len(shard_files), len(whole_files), whole["failures"]))
