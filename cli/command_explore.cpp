@@ -17,6 +17,7 @@
 
 #include "cli/command.h"
 #include "cli/limits.h"
+#include "harness/atomic_file.h"
 #include "harness/explore.h"
 #include "harness/registry.h"
 #include "harness/systematic.h"
@@ -71,26 +72,6 @@ void parse_shard(const std::string& text, harness::ExploreOptions& options) {
   options.shard_count = count;
 }
 
-// A sweep killed with SIGKILL while it wrote a failure file leaves its temporary beside it
-// (".NAME.tmp-PID-N", harness/atomic_file.h). Those of processes that are gone are removed when a
-// sweep starts in the folder; those of a live process (a shard writing there now) are left alone.
-void remove_stale_temporaries(const std::string& out_dir) {
-  std::error_code error;
-  for (const auto& entry : std::filesystem::directory_iterator(out_dir, error)) {
-    std::string name = entry.path().filename().string();
-    std::size_t tmp = name.rfind(".tmp-");
-    if (name.empty() || name[0] != '.' || tmp == std::string::npos) continue;
-    std::size_t dash = name.find('-', tmp + 5);
-    if (dash == std::string::npos) continue;
-    std::string pid_text = name.substr(tmp + 5, dash - tmp - 5);
-    if (pid_text.empty() || pid_text.find_first_not_of("0123456789") != std::string::npos || pid_text.size() > 9) continue;
-    pid_t pid = static_cast<pid_t>(std::stol(pid_text));
-    if (pid <= 0 || pid == getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
-    std::error_code ignored;
-    std::filesystem::remove(entry.path(), ignored);
-  }
-}
-
 // Failure files go to --out: made now, so a path that cannot be a directory is bad input said at
 // once, not an internal error after the first failing run.
 void prepare_out_dir(const std::string& out_dir) {
@@ -99,7 +80,7 @@ void prepare_out_dir(const std::string& out_dir) {
   if (!error && !std::filesystem::is_directory(out_dir, error)) error = std::make_error_code(std::errc::not_a_directory);
   if (!error && access(out_dir.c_str(), W_OK | X_OK) != 0) error = std::error_code(errno, std::generic_category());
   if (error) throw UsageError("explore: --out " + out_dir + ": cannot write failure files there: " + error.message());
-  remove_stale_temporaries(out_dir);
+  harness::remove_stale_temporaries(out_dir);  // a SIGKILLed sweep's, of a process that is gone
 }
 
 // On a terminal: one line redrawn in place. Otherwise: a plain line every 10 s.

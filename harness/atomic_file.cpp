@@ -6,8 +6,10 @@
 
 #include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdint>
 #include <cstring>
+#include <string_view>
 #include <iostream>
 
 namespace harness {
@@ -16,10 +18,25 @@ namespace {
 
 // Unique among the threads of this process (explore writes failure files from several) and among
 // processes writing into one directory (shards of a sweep): ".NAME.tmp-PID-N" beside the file.
+constexpr std::string_view temporary_marker = ".tmp-";
+
 std::filesystem::path temporary_beside(const std::filesystem::path& path) {
   static std::atomic<std::uint64_t> counter{0};
-  std::string name = "." + path.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1));
+  std::string name = "." + path.filename().string() + std::string(temporary_marker) + std::to_string(::getpid()) + "-" +
+                     std::to_string(counter.fetch_add(1));
   return path.parent_path() / name;
+}
+
+// The writer's process id in a name temporary_beside made, or 0 for any other name.
+pid_t temporary_owner(const std::string& name) {
+  std::size_t marker = name.rfind(temporary_marker);
+  if (name.empty() || name[0] != '.' || marker == std::string::npos) return 0;
+  std::size_t first = marker + temporary_marker.size();
+  std::size_t dash = name.find('-', first);
+  if (dash == std::string::npos || dash == first || dash - first > 9) return 0;
+  std::string digits = name.substr(first, dash - first);
+  if (digits.find_first_not_of("0123456789") != std::string::npos) return 0;
+  return static_cast<pid_t>(std::stol(digits));
 }
 
 [[noreturn]] void fail(const std::filesystem::path& path, const std::string& reason) {
@@ -138,6 +155,16 @@ void AtomicFile::commit() {
   committed_ = true;
   std::filesystem::path directory = destination_.parent_path().empty() ? std::filesystem::path(".") : destination_.parent_path();
   sync_path(directory, true);  // best effort: the rename is done either way
+}
+
+void remove_stale_temporaries(const std::filesystem::path& directory) noexcept {
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(directory, error)) {
+    pid_t owner = temporary_owner(entry.path().filename().string());
+    if (owner <= 0 || owner == ::getpid() || ::kill(owner, 0) == 0 || errno != ESRCH) continue;
+    std::error_code ignored;
+    std::filesystem::remove(entry.path(), ignored);
+  }
 }
 
 void write_file_atomically(const std::filesystem::path& path, std::string_view content) {

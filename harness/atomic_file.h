@@ -58,6 +58,11 @@ class AtomicFile {
   bool committed_ = false;
 };
 
+// A writer killed with SIGKILL leaves its temporary beside the file it was writing. This removes,
+// from `directory`, the temporaries of processes that are gone; those of a live process (a shard
+// writing into the same folder now) and every other file are left alone. Best effort, no throw.
+void remove_stale_temporaries(const std::filesystem::path& directory) noexcept;
+
 // The whole of `content` into `path`, as above. Throws FileWriteError.
 void write_file_atomically(const std::filesystem::path& path, std::string_view content);
 

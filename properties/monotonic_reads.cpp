@@ -1,16 +1,8 @@
 #include "properties/monotonic_reads.h"
 
-#include <cstdio>
+#include "properties/zxid_text.h"
 
 namespace properties {
-
-namespace {
-std::string hex(std::int64_t zxid) {
-  char text[24];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(zxid));
-  return text;
-}
-}  // namespace
 
 std::span<const std::string_view> ZabMonotonicReads::kinds() const {
   static constexpr std::string_view read[] = {"workload.seen"};
@@ -25,8 +17,8 @@ void ZabMonotonicReads::on_event(const sim::TraceEvent& event) {
   auto [known, inserted] = newest_.try_emplace(std::move(key), mzxid, how);
   if (inserted) return;
   if (mzxid < known->second.first) {
-    violate(node_name(event.node) + " " + how + "s " + std::get<2>(known->first) + " at mzxid " + hex(mzxid) + " after its session saw it at " +
-            hex(known->second.first) + " (by a " + known->second.second + "): a read went back in time");
+    violate(node_name(event.node) + " " + how + "s " + std::get<2>(known->first) + " at mzxid " + zxid_text(mzxid) + " after its session saw it at " +
+            zxid_text(known->second.first) + " (by a " + known->second.second + "): a read went back in time");
     return;
   }
   known->second = {mzxid, how};

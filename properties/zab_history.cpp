@@ -1,19 +1,10 @@
 #include "properties/zab_history.h"
 
 #include <algorithm>
-#include <cstdio>
+
+#include "properties/zxid_text.h"
 
 namespace properties {
-
-namespace {
-
-std::string hex(std::int64_t zxid) {
-  char text[24];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(zxid));
-  return text;
-}
-
-}  // namespace
 
 std::span<const std::string_view> ZabCommittedDurability::kinds() const {
   static constexpr std::string_view read[] = {"zab.commit", "zab.established", "zk.state",   "zab.epoch",
@@ -28,7 +19,7 @@ std::string ZabCommittedDurability::cause(sim::NodeId leader) const {
 
 void ZabCommittedDurability::on_event(const sim::TraceEvent& event) {
   if (event.kind == "zab.commit") {
-    committed_.try_emplace(event.integer("zxid"), Committed{static_cast<std::uint64_t>(event.integer("digest")), event.node});
+    committed_.try_emplace(event.integer("zxid"), CommittedTxn{static_cast<std::uint64_t>(event.integer("digest")), event.node});
     return;
   }
   if (event.kind != "zab.established") {
@@ -79,8 +70,8 @@ void ZabCommittedDurability::on_event(const sim::TraceEvent& event) {
   auto newest = std::prev(end);
   std::string whose = " the history of " + node_name(event.node) + ", leader of epoch " + std::to_string(epoch);
   if (newest->first > history) {
-    violate("txn " + hex(newest->first) + " committed by " + node_name(newest->second.first_server) + " is missing from" + whose +
-            " (its history ends at " + hex(history) + "): a committed write was lost" + cause(event.node));
+    violate("txn " + zxid_text(newest->first) + " committed by " + node_name(newest->second.first_server) + " is missing from" + whose +
+            " (its history ends at " + zxid_text(history) + "): a committed write was lost" + cause(event.node));
     return;
   }
   // Those its committedLog still holds must be the same txns.
@@ -88,7 +79,7 @@ void ZabCommittedDurability::on_event(const sim::TraceEvent& event) {
   for (auto it = committed_.lower_bound(window.front().zxid); it != end; ++it) {
     std::optional<std::uint64_t> digest = digest_at(it->first);
     if (digest && *digest != it->second.digest) {
-      violate("txn " + hex(it->first) + " committed by " + node_name(it->second.first_server) + " is replaced in" + whose +
+      violate("txn " + zxid_text(it->first) + " committed by " + node_name(it->second.first_server) + " is replaced in" + whose +
               " by another txn with the same zxid: a committed write was lost" + cause(event.node));
       return;
     }
@@ -138,8 +129,8 @@ void ZabHistoryConsistency::check() {
         if (orphaned_writers_.contains(server)) why = " (" + node_name(server) + "'s log writer outlived its step-down and wrote after it: ZOOKEEPER-4712)";
       }
       violate("the logs of " + node_name(servers[a]) + " and " + node_name(servers[b]) + ", both in epoch " + std::to_string(epoch) +
-              ", diverge: entry " + std::to_string(differ.first - first.begin() + 1) + " after " + hex(from) + " is " + hex(differ.first->zxid) +
-              " on " + node_name(servers[a]) + " and " + hex(differ.second->zxid) + (differ.first->zxid == differ.second->zxid ? " (another txn)" : "") +
+              ", diverge: entry " + std::to_string(differ.first - first.begin() + 1) + " after " + zxid_text(from) + " is " + zxid_text(differ.first->zxid) +
+              " on " + node_name(servers[a]) + " and " + zxid_text(differ.second->zxid) + (differ.first->zxid == differ.second->zxid ? " (another txn)" : "") +
               " on " + node_name(servers[b]) + why);
     }
   }

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "properties/Property.h"
+#include "properties/zab_properties.h"
 
 namespace properties {
 
@@ -55,12 +56,8 @@ class ZabCommittedDurability final : public Property {
   std::span<const std::string_view> kinds() const override;
 
  private:
-  struct Committed {
-    std::uint64_t digest;
-    sim::NodeId first_server;
-  };
   std::shared_ptr<const ServerHistories> histories_;
-  std::map<std::int64_t, Committed> committed_;  // zxid -> the txn first committed there
+  std::map<std::int64_t, CommittedTxn> committed_;  // zxid -> the txn first committed there
   // A server's sync as the trace tells it, to say which step a crash interrupted when a txn is lost.
   struct Sync {
     bool in_sync = false;        // FOLLOWING, not yet zab.following

@@ -1,16 +1,8 @@
 #include "properties/zab_properties.h"
 
-#include <cstdio>
+#include "properties/zxid_text.h"
 
 namespace properties {
-
-namespace {
-std::string hex(std::int64_t zxid) {
-  char text[24];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(zxid));
-  return text;
-}
-}  // namespace
 
 std::span<const std::string_view> ZabSingleLeader::kinds() const {
   // What on_event compares its kind with.
@@ -48,9 +40,9 @@ void ZabAgreement::on_event(const sim::TraceEvent& event) {
   if (event.kind == "zab.commit") {
     std::int64_t zxid = event.integer("zxid");
     auto digest = static_cast<std::uint64_t>(event.integer("digest"));
-    auto [known, inserted] = committed_.try_emplace(zxid, Committed{digest, event.node});
+    auto [known, inserted] = committed_.try_emplace(zxid, CommittedTxn{digest, event.node});
     if (!inserted && known->second.digest != digest) {
-      violate(node_name(event.node) + " committed a different txn at " + hex(zxid) + " than " + node_name(known->second.first_server));
+      violate(node_name(event.node) + " committed a different txn at " + zxid_text(zxid) + " than " + node_name(known->second.first_server));
     }
   } else if (event.kind == "zab.established") {
     std::int64_t epoch = event.integer("epoch");
@@ -60,9 +52,9 @@ void ZabAgreement::on_event(const sim::TraceEvent& event) {
     if (earlier == committed_.begin()) return;
     --earlier;
     if (earlier->first > history) {
-      violate("txn " + hex(earlier->first) + " committed by " + node_name(earlier->second.first_server) +
+      violate("txn " + zxid_text(earlier->first) + " committed by " + node_name(earlier->second.first_server) +
               " is missing from the history of " + node_name(event.node) + ", leader of epoch " + std::to_string(epoch) +
-              " (its history ends at " + hex(history) + "): a committed write was lost");
+              " (its history ends at " + zxid_text(history) + "): a committed write was lost");
     }
   }
 }

@@ -27,6 +27,12 @@ class ZabSingleLeader final : public Property {
   std::map<std::int64_t, std::pair<std::int64_t, sim::NodeId>> leader_of_epoch_;  // epoch -> (sid, node)
 };
 
+// A committed txn as the zab- properties remember it: its digest and the first server that applied it.
+struct CommittedTxn {
+  std::uint64_t digest;
+  sim::NodeId first_server;
+};
+
 class ZabAgreement final : public Property {
  public:
   using Property::Property;
@@ -35,11 +41,7 @@ class ZabAgreement final : public Property {
   std::span<const std::string_view> kinds() const override;
 
  private:
-  struct Committed {
-    std::uint64_t digest;
-    sim::NodeId first_server;
-  };
-  std::map<std::int64_t, Committed> committed_;  // zxid -> the txn committed there
+  std::map<std::int64_t, CommittedTxn> committed_;  // zxid -> the txn committed there
 };
 
 }  // namespace properties
