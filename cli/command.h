@@ -4,6 +4,7 @@
 #pragma once
 
 #include <boost/program_options.hpp>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,12 @@ inline constexpr int exit_bad_input = 2;
 inline constexpr int exit_output_failed = 4;  // standard output could not be written (a full disk)
 
 using Arguments = std::vector<std::string>;
+
+// The value of a --seed option: read with the scenario file's grammar (options.cpp's validate).
+struct Seed {
+  std::uint64_t value = 0;
+};
+void validate(boost::any& value, const std::vector<std::string>& texts, Seed*, int);
 
 // Bad input: the message goes to stderr as "electsim: <message>" and the exit status is 2.
 class UsageError : public std::runtime_error {

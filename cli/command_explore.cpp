@@ -126,7 +126,7 @@ int command_explore(const Arguments& arguments) {
   if (std::find(arguments.begin(), arguments.end(), "--systematic") != arguments.end()) return command_systematic(arguments);
   std::string recipe_text;
   std::uint64_t runs = 1000;
-  std::uint64_t seed = 1;
+  Seed seed_option{1};
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   std::string duration_text = "60s";
   std::string faults_text;
@@ -145,7 +145,7 @@ int command_explore(const Arguments& arguments) {
       ("recipe", po::value(&recipe_text), "none | elasticjob | leader-latch | leader-selector | naive-master | es-zen (default: "
                                           "elasticjob, or the first that runs every --bug)")
       ("runs", po::value(&runs), "how many runs (default 1000)")
-      ("seed", po::value(&seed), "run i uses seed S+i (default 1)")
+      ("seed", po::value(&seed_option), "run i uses seed S+i (default 1)")
       ("jobs", po::value(&jobs), "parallel simulations (default: all cores)")
       ("duration", po::value(&duration_text), "simulated time per run (default 60s): faults in the first half, then a liveness tail")
       ("faults", po::value(&faults_text), "the fault kinds runs draw from, comma-separated (default: all that apply)")
@@ -170,6 +170,7 @@ int command_explore(const Arguments& arguments) {
     return exit_ok;
   }
 
+  const std::uint64_t seed = seed_option.value;
   harness::ExploreOptions explore;
   for (const std::string& bug : bugs) {
     if (!harness::is_known_bug(bug)) throw UsageError("explore: unknown bug switch '" + bug + "' (see: electsim bugs)");
@@ -206,6 +207,10 @@ int command_explore(const Arguments& arguments) {
   if (!properties_text.empty()) {
     for (const std::string& name : split_list(properties_text)) {
       if (!harness::is_known_property(name)) throw UsageError("explore: unknown property '" + name + "' (see: electsim properties)");
+      if (!harness::property_applies_to(name, explore.swarm.recipe)) {
+        throw UsageError("explore: property '" + name + "' is judged in runs of " + harness::property_recipes(name) + ", not recipe " +
+                         std::string(harness::recipe_name(explore.swarm.recipe)) + ": every run would pass it unjudged");
+      }
       explore.properties.push_back(name);
     }
   }

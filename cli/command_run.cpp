@@ -40,7 +40,7 @@ extern "C" void interrupt_run(int) {
 
 int command_run(const Arguments& arguments) {
   std::string file;
-  std::uint64_t seed = 0;
+  Seed seed;
   std::string trace_path;
   std::string narrate;
   std::string diagram_path;
@@ -57,6 +57,8 @@ int command_run(const Arguments& arguments) {
       ("diagram", po::value(&diagram_path), "write a space-time diagram of the run to this HTML file")
       ("json", po::bool_switch(&json), "print the result as one JSON object on the last line");
   add_zookeeper_version_option(options, zookeeper_version);
+  std::string trace_size_text;
+  add_trace_size_option(options, trace_size_text);
   LimitOptions limits;
   po::variables_map values;
   if (!parse_file_command("run", "FILE [--seed N] [--zookeeper-version V] [--trace OUT.jsonl] [--narrate[=LIST]] [--diagram OUT.html] [--json]",
@@ -68,11 +70,12 @@ int command_run(const Arguments& arguments) {
   apply_zookeeper_version("run", zookeeper_version, scenario);
   harness::RunOptions run_options;
   run_options.limits = scenario_limits("run", limits, values, scenario);
-  if (values.count("seed") != 0) run_options.seed = seed;
+  if (values.count("seed") != 0) run_options.seed = seed.value;
   // Whole or absent: the trace appears under its name only once the run is over (atomic_file.h).
   std::optional<harness::AtomicFile> trace;
   open_output_file("run", "trace", trace_path, trace);
   if (trace) run_options.trace_out = &trace->stream();
+  run_options.trace_bytes_max = trace_size_limit("run", trace_size_text);
   // Narration and diagrams are sinks on the run's trace; both are checked before anything runs.
   std::optional<harness::NarrationSink> narration;
   if (values.count("narrate") != 0) {

@@ -167,6 +167,14 @@ int command_shard(const Arguments& arguments) {
   if (values.count("previous") != 0) {
     previous = parse_previous(previous_text);
     if (!strategy->usesPrevious()) std::cerr << "electsim: shard: note: " << strategy->name() << " does not read --previous\n";
+    // Items past the count are how a shrinking count looks (20 items, now 10): the strategy drops
+    // them (StickyJobShardingStrategy keptOwners). Said, so a typo in --total is not silent.
+    std::size_t beyond = 0;
+    for (const auto& entry : *previous) beyond += static_cast<std::size_t>(std::count_if(entry.items.begin(), entry.items.end(), [&](int item) { return item >= total; }));
+    if (beyond > 0) {
+      std::cerr << "electsim: shard: note: " << beyond << " item" << (beyond == 1 ? "" : "s") << " of --previous " << (beyond == 1 ? "is" : "are")
+                << " not below --total " << total << ": the count shrank, and they no longer exist\n";
+    }
   }
 
   ShardingResult result;

@@ -1,4 +1,5 @@
 // electsim strategies (the list) and electsim bench strategies (the comparison).
+#include <algorithm>
 #include <unistd.h>
 
 #include <cmath>
@@ -31,6 +32,9 @@ std::vector<std::uint32_t> parse_counts(const std::string& option, const std::st
     if (element.empty() || used != element.size() || element[0] == '-' || value < min || value > max) {
       throw UsageError("bench strategies: --" + option + " takes counts like 1,10,100 (each within " + std::to_string(min) + ".." +
                        std::to_string(max) + "), not '" + text + "'");
+    }
+    if (std::find(counts.begin(), counts.end(), value) != counts.end()) {
+      throw UsageError("bench strategies: --" + option + " names " + element + " twice: every row would be measured twice");
     }
     counts.push_back(static_cast<std::uint32_t>(value));
   }
@@ -130,6 +134,9 @@ int bench_strategies(const Arguments& arguments) {
   if (values.count("items") != 0) config.item_counts = parse_counts("items", items_text, 1, 10'000'000);
   for (const std::string& name : config.strategies) {
     if (elasticjob::findStrategy(name) == nullptr) throw UsageError("bench strategies: unknown strategy '" + name + "'");
+    if (std::count(config.strategies.begin(), config.strategies.end(), name) > 1) {
+      throw UsageError("bench strategies: --strategies names '" + name + "' twice: every row would be measured twice");
+    }
   }
 
   const bool show_progress = isatty(STDERR_FILENO) != 0;

@@ -124,6 +124,16 @@ void fail_on_limit(const std::string& command, const std::string& file, const ha
                    "; raise it with --" + name + ")");
 }
 
+void add_trace_size_option(po::options_description& options, std::string& text) {
+  text = "4GiB";
+  options.add_options()("max-trace-size", po::value(&text),
+                        "limit: bytes of the --trace file, or with KiB, MiB, GiB; the run stops there (default 4GiB)");
+}
+
+std::uint64_t trace_size_limit(const std::string& command, const std::string& text) {
+  return parse_number(command, "max-trace-size", text, std::uint64_t{1} << 10, std::uint64_t{1} << 40, true);
+}
+
 void add_zookeeper_version_option(po::options_description& options, std::string& version) {
   options.add_options()("zookeeper-version", po::value(&version),
                         "the ZooKeeper release the servers run: 3.8.0, 3.8.5 or 3.9.3 (default: the scenario's zookeeper.version, else 3.8.0)");

@@ -51,6 +51,11 @@ harness::Scenario load_scenario(const std::string& file, std::size_t size_max);
 void fail_on_limit(const std::string& command, const std::string& file, const harness::Scenario& scenario,
                    const harness::RunResult& result);
 
+// --max-trace-size, for the commands that write a --trace: the trace's bound in bytes
+// (harness/trace_file.h). Default 4 GiB.
+void add_trace_size_option(po::options_description& options, std::string& text);
+std::uint64_t trace_size_limit(const std::string& command, const std::string& text);
+
 // --zookeeper-version: the release the model's servers run (3.8.0, 3.8.5, 3.9.3), over the
 // scenario's zookeeper.version. UsageError (exit 2) on an unknown one.
 void add_zookeeper_version_option(po::options_description& options, std::string& version);

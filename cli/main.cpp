@@ -5,6 +5,8 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <new>
+#include <string_view>
 
 #include "cli/command.h"
 #include "sim/assert.h"
@@ -59,6 +61,23 @@ int standard_output_written(int status) {
   return cli::exit_output_failed;
 }
 
+// A message may quote what the user typed (an option's value, a file name): control characters in
+// it are shown as \xNN, never sent raw to the terminal (ESC would start an escape sequence).
+std::string printable(std::string_view text) {
+  std::string result;
+  for (char c : text) {
+    auto byte = static_cast<unsigned char>(c);
+    if ((byte < ' ' && c != '\n' && c != '\t') || byte == 0x7f) {
+      char code[8];
+      std::snprintf(code, sizeof code, "\\x%02x", byte);
+      result += code;
+    } else {
+      result += c;
+    }
+  }
+  return result;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -78,17 +97,17 @@ int main(int argc, char** argv) {
   }
   auto found = subcommands().find(first);
   if (found == subcommands().end()) {
-    std::cerr << "electsim: unknown command '" << first << "' (see: electsim --help)\n";
+    std::cerr << "electsim: unknown command '" << printable(first) << "' (see: electsim --help)\n";
     return cli::exit_bad_input;
   }
   try {
     int status = found->second.run(cli::Arguments(arguments.begin() + 1, arguments.end()));
     return standard_output_written(status);
   } catch (const cli::FileError& error) {
-    std::cerr << error.what() << "\n";
+    std::cerr << printable(error.what()) << "\n";
     return cli::exit_bad_input;
   } catch (const cli::UsageError& error) {
-    std::cerr << "electsim: " << error.what() << "\n";
+    std::cerr << "electsim: " << printable(error.what()) << "\n";
     return cli::exit_bad_input;
   } catch (const sim::LimitExceeded& error) {
     // A simulation outside the scenario runner (a benchmark) hit a limit: said plainly, never an
@@ -98,8 +117,14 @@ int main(int argc, char** argv) {
   } catch (const sim::AssertionFailure& error) {
     std::cerr << "electsim: internal error: " << error.what() << "\n";
     return 3;
+  } catch (const std::bad_alloc&) {
+    // The system refused memory (a `ulimit -v` below electsim's own --max-memory budget, or a full
+    // machine): said plainly, as a limit of the environment, never "internal error".
+    std::cerr << "electsim: out of memory: the system gave this process no more memory (ulimit -v, or a full machine); "
+                 "--max-memory sets electsim's own budget, which stops a run cleanly\n";
+    return cli::exit_bad_input;
   } catch (const std::exception& error) {
-    std::cerr << "electsim: internal error: " << error.what() << "\n";
+    std::cerr << "electsim: internal error: " << printable(error.what()) << "\n";
     return 3;
   }
 }

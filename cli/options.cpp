@@ -1,6 +1,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "harness/scenario_yaml.h"
 
 namespace cli {
 
@@ -34,13 +35,28 @@ void refuse_negative_unsigned(const std::string& command, const po::options_desc
 
 }  // namespace
 
+// A seed on the command line reads as in a scenario file (harness::parse_unsigned_text): decimal or
+// 0x hex, no sign, no leading zero, so `--seed 0x10` is `seed: 0x10`.
+void validate(boost::any& value, const std::vector<std::string>& texts, Seed*, int) {
+  po::validators::check_first_occurrence(value);
+  const std::string& text = po::validators::get_single_string(texts);
+  std::optional<std::uint64_t> parsed = harness::scenario_yaml::parse_unsigned_text(text);
+  if (!parsed) {
+    throw po::error("--seed takes a whole number from 0 to 18446744073709551615, in decimal or 0x hex, not '" + text + "'");
+  }
+  value = Seed{*parsed};
+}
+
 bool parse_options(const std::string& command, const std::string& synopsis, const Arguments& arguments,
                    const po::options_description& options, const po::positional_options_description& positional,
                    po::variables_map& values) {
   po::options_description all(options);
   all.add_options()("help,h", "show this help");
   try {
-    po::parsed_options parsed = po::command_line_parser(arguments).options(all).positional(positional).run();
+    // No guessing of prefixes: Boost would read "--se 5" as "--seed 5", and an option added later
+    // could silently change what an old command line means.
+    const int style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+    po::parsed_options parsed = po::command_line_parser(arguments).options(all).positional(positional).style(style).run();
     refuse_negative_unsigned(command, all, parsed);
     po::store(parsed, values);
     if (values.count("help") != 0) {

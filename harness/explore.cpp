@@ -262,6 +262,12 @@ ExploreSummary explore(const ExploreOptions& options, const std::function<void(c
   summary.sim_seconds = static_cast<double>(sim_nanoseconds) / 1e9;
   for (std::uint64_t index = 0; index < total; index++) {
     if (completed[index]) continue;
+    std::uint64_t seed = summary.seed_first + index;
+    if (!summary.not_run.empty() && summary.not_run.back().end == seed) {
+      summary.not_run.back().end++;
+    } else {
+      summary.not_run.push_back(SeedRange{seed, seed + 1});
+    }
     if (options.stop_at_first_failure && index > lowest_failure.load()) {
       summary.stopped_at_first_failure = true;
     } else {
@@ -311,6 +317,11 @@ nlohmann::ordered_json toJson(const ExploreSummary& summary) {
   if (summary.out_of_memory) json["out_of_memory"] = true;
   json["stopped_at_first_failure"] = summary.stopped_at_first_failure;
   json["seeds"] = {{"first", summary.seed_first}, {"end", summary.seed_end}, {"sweep_first", summary.sweep_first}, {"sweep_end", summary.sweep_end}};
+  if (!summary.not_run.empty()) {
+    nlohmann::ordered_json ranges = nlohmann::ordered_json::array();
+    for (const SeedRange& range : summary.not_run) ranges.push_back({{"first", range.first}, {"end", range.end}});
+    json["seeds"]["not_run"] = ranges;
+  }
   json["sweep"] = summary.sweep;
   json["shard"] = {{"index", summary.shard_index}, {"count", summary.shard_count}};
   if (!summary.shards.empty()) {
@@ -391,6 +402,24 @@ ExploreSummary summary_from_json(const nlohmann::json& json) {
       if (summary.sweep_end != 0 && (summary.sweep_first > summary.seed_first || summary.seed_end > summary.sweep_end)) {
         throw std::runtime_error("seeds.first..end is not within the sweep's seeds");
       }
+      if (seeds.contains("not_run")) {
+        // In order, apart, within the share, and with the runs adding up to the share.
+        std::uint64_t after = summary.seed_first;
+        std::uint64_t missing = 0;
+        for (const auto& range : seeds.at("not_run")) {
+          SeedRange read{count_at(range, "first", "seeds.not_run"), count_at(range, "end", "seeds.not_run")};
+          if (read.first < after || read.end <= read.first || read.end > summary.seed_end) {
+            throw std::runtime_error("seeds.not_run must be ranges in order, apart, within seeds.first..end");
+          }
+          after = read.end;
+          missing += read.end - read.first;
+          summary.not_run.push_back(read);
+        }
+        if (summary.runs + missing != summary.seed_end - summary.seed_first) {
+          throw std::runtime_error("runs (" + std::to_string(summary.runs) + ") and seeds.not_run (" + std::to_string(missing) +
+                                   ") do not add up to the seeds");
+        }
+      }
     }
     if (json.contains("sweep")) summary.sweep = json.at("sweep");
     if (json.contains("shard")) {
@@ -447,6 +476,7 @@ ExploreSummary merge_summaries(const std::vector<ExploreSummary>& shards, const 
     if (shard.first_failure && (!merged.first_failure || shard.first_failure->seed < merged.first_failure->seed)) {
       merged.first_failure = shard.first_failure;
     }
+    merged.not_run.insert(merged.not_run.end(), shard.not_run.begin(), shard.not_run.end());
     merged.seed_first = first_shard ? shard.seed_first : std::min(merged.seed_first, shard.seed_first);
     merged.seed_end = first_shard ? shard.seed_end : std::max(merged.seed_end, shard.seed_end);
     merged.sweep_first = first_shard ? shard.sweep_first : std::min(merged.sweep_first, shard.sweep_first);
@@ -454,6 +484,7 @@ ExploreSummary merge_summaries(const std::vector<ExploreSummary>& shards, const 
     first_shard = false;
   }
   std::stable_sort(merged.shards.begin(), merged.shards.end(), [](const auto& a, const auto& b) { return a.seed_first < b.seed_first; });
+  std::stable_sort(merged.not_run.begin(), merged.not_run.end(), [](const SeedRange& a, const SeedRange& b) { return a.first < b.first; });
   return merged;
 }
 
@@ -462,7 +493,19 @@ void printSummary(const ExploreSummary& summary, std::ostream& out) {
   out << summary.runs << (summary.interrupted && summary.runs < block ? " of " + std::to_string(block) : std::string()) << " runs"
       << (summary.interrupted ? " (interrupted)" : "")
       << (summary.stopped_at_first_failure ? " (stopped at the first failure)" : "") << ", seeds " << summary.seed_first << ".."
-      << (summary.seed_end == 0 ? 0 : summary.seed_end - 1) << ", " << summary.events << " events, "
+      << (summary.seed_end == 0 ? 0 : summary.seed_end - 1);
+  if (!summary.not_run.empty()) {
+    constexpr std::size_t shown_max = 5;
+    out << " (not run: ";
+    for (std::size_t at = 0; at < std::min(shown_max, summary.not_run.size()); at++) {
+      const SeedRange& range = summary.not_run[at];
+      out << (at > 0 ? ", " : "") << range.first;
+      if (range.end - range.first > 1) out << ".." << range.end - 1;
+    }
+    if (summary.not_run.size() > shown_max) out << " and " << summary.not_run.size() - shown_max << " more ranges";
+    out << ")";
+  }
+  out << ", " << summary.events << " events, "
       << summary.sim_seconds << " simulated seconds in " << summary.wall_seconds << " s ("
       << (summary.wall_seconds > 0 ? static_cast<double>(summary.runs) / summary.wall_seconds : 0.0) << " runs/s)\n";
   out << "failures: " << summary.failures << "\n";

@@ -53,6 +53,12 @@ struct FailureSummary {
   std::string file;  // the failure file written, if any
 };
 
+// Seeds [first, end).
+struct SeedRange {
+  std::uint64_t first = 0;
+  std::uint64_t end = 0;
+};
+
 struct ExploreSummary {
   std::uint64_t runs = 0;  // completed
   std::uint64_t failures = 0;
@@ -68,6 +74,10 @@ struct ExploreSummary {
   bool stopped_at_first_failure = false;
   std::uint64_t seed_first = 0;  // the share of seeds this summary covers: [seed_first, seed_end)
   std::uint64_t seed_end = 0;
+  // The seeds of that share that did not run (an interruption, the memory running out, or
+  // --stop-at-first past the first failure), in order: what a resumed sweep must still run. Empty
+  // when every seed ran.
+  std::vector<SeedRange> not_run;
   // The whole sweep's seeds, of which a --shard covers its block: merge checks the shards cover it
   // once. 0 and 0 in a summary written before the field existed.
   std::uint64_t sweep_first = 0;

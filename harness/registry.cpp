@@ -153,6 +153,8 @@ bool contains(const std::vector<Entry>& entries, std::string_view name) {
 bool is_known_bug(std::string_view name) { return contains(bug_switches(), name); }
 
 namespace {
+std::string recipe_list(const std::vector<Recipe>& recipes);
+
 std::vector<Recipe> recipes_of_bug(std::string_view bug) {
   if (bug.starts_with("fle-") || bug.starts_with("zab-") || bug.starts_with("zk-")) {
     return {Recipe::none, Recipe::elasticjob, Recipe::leader_latch, Recipe::leader_selector, Recipe::naive_master};
@@ -174,14 +176,47 @@ bool bug_applies_to(std::string_view bug, Recipe recipe) {
 
 std::string bug_recipes(std::string_view bug) {
   ELECTSIM_ASSERT(is_known_bug(bug));
-  std::vector<Recipe> recipes = recipes_of_bug(bug);
-  if (recipes.size() == 5) return "every recipe but es-zen";
+  return recipe_list(recipes_of_bug(bug));
+}
+
+namespace {
+std::vector<Recipe> recipes_of_property(std::string_view property) {
+  if (property == "eventual-leader" || property == "model-sanity") {
+    return {Recipe::none, Recipe::elasticjob, Recipe::leader_latch, Recipe::leader_selector, Recipe::naive_master, Recipe::es_zen};
+  }
+  // The ZooKeeper-level checkers need an ensemble (harness/property_factory.cpp).
+  if (property.starts_with("zab-") || property == "ephemeral-cleanup" || property == "watch-once") {
+    return {Recipe::none, Recipe::elasticjob, Recipe::leader_latch, Recipe::leader_selector, Recipe::naive_master};
+  }
+  if (property.starts_with("latch-")) return {Recipe::leader_latch, Recipe::leader_selector};
+  if (property == "job-single-leader" || property == "full-coverage" || property == "no-double-execution") return {Recipe::elasticjob};
+  if (property.starts_with("naive-")) return {Recipe::naive_master};
+  if (property.starts_with("es-")) return {Recipe::es_zen};
+  ELECTSIM_ASSERT_MSG(false, "property " + std::string(property) + " has no recipe");
+  ELECTSIM_UNREACHABLE();
+}
+
+std::string recipe_list(const std::vector<Recipe>& recipes) {
+  if (recipes.size() == 6) return "every recipe";
+  if (recipes.size() == 5 && std::find(recipes.begin(), recipes.end(), Recipe::es_zen) == recipes.end()) return "every recipe but es-zen";
   std::string text;
   for (std::size_t at = 0; at < recipes.size(); at++) {
     if (at > 0) text += at + 1 == recipes.size() ? " and " : ", ";
     text += recipe_name(recipes[at]);
   }
   return text;
+}
+}  // namespace
+
+bool property_applies_to(std::string_view property, Recipe recipe) {
+  ELECTSIM_ASSERT(is_known_property(property));
+  std::vector<Recipe> recipes = recipes_of_property(property);
+  return std::find(recipes.begin(), recipes.end(), recipe) != recipes.end();
+}
+
+std::string property_recipes(std::string_view property) {
+  ELECTSIM_ASSERT(is_known_property(property));
+  return recipe_list(recipes_of_property(property));
 }
 
 bool is_known_property(std::string_view name) { return contains(properties(), name); }

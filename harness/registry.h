@@ -38,6 +38,10 @@ bool bug_applies_to(std::string_view bug, Recipe recipe);
 // The recipes it applies to, for that message: "leader-latch and leader-selector".
 std::string bug_recipes(std::string_view bug);
 bool is_known_property(std::string_view name);
+// Whether a run of `recipe` can judge the (known) property: the ZooKeeper-level ones need an
+// ensemble, the recipe-level ones their recipe. Elsewhere it would be "not judged": a vacuous pass.
+bool property_applies_to(std::string_view property, Recipe recipe);
+std::string property_recipes(std::string_view property);  // "leader-latch and leader-selector"
 bool is_known_recipe(std::string_view name);
 bool is_known_strategy(std::string_view name);
 

@@ -8,6 +8,7 @@
 #include "harness/platform.h"
 #include "harness/property_factory.h"
 #include "harness/recipe.h"
+#include "harness/trace_file.h"
 #include "properties/eventual_leader.h"
 #include "sim/network.h"
 
@@ -222,7 +223,7 @@ RunResult runScenario(const Scenario& scenario, const RunOptions& options) {
   Cluster& cluster = *made;
   sim::Simulation& sim = cluster.sim();
   std::unique_ptr<RecipeDriver> driver = makeRecipeDriver(scenario);
-  std::unique_ptr<sim::JsonLinesSink> trace_file;
+  std::unique_ptr<TraceFileSink> trace_file;
   std::unique_ptr<TimelineSink> timeline;
   std::vector<std::unique_ptr<properties::Property>> checkers;
   sim::Instant end = sim::epoch + scenario.duration;
@@ -235,7 +236,7 @@ RunResult runScenario(const Scenario& scenario, const RunOptions& options) {
     built = true;
 
     if (options.trace_out != nullptr) {
-      trace_file = std::make_unique<sim::JsonLinesSink>(sim, *options.trace_out);
+      trace_file = std::make_unique<TraceFileSink>(sim, *options.trace_out, options.trace_bytes_max);
       sim.trace().add_sink(trace_file.get());
     }
     if (options.timeline) {
@@ -271,10 +272,18 @@ RunResult runScenario(const Scenario& scenario, const RunOptions& options) {
     } else {
       sim.run_until(end);
     }
+    if (trace_file && trace_file->full()) {
+      result.limit = "max-trace-size: the trace reached its limit of " + std::to_string(trace_file->bytes_max()) + " bytes at " +
+                     sim::format_duration(sim.now() - sim::epoch) + " of simulated time";
+    }
   } catch (const sim::AssertionFailure& failure) {
     result.finding = std::string(failure.what()) + " (on " + failure_place(sim) + ", seed " + std::to_string(result.seed) + ")";
   } catch (const sim::LimitExceeded& limit) {
     result.limit = limit.limit() + ": " + limit.what();
+  } catch (const std::bad_alloc&) {
+    // The machine refused memory (`ulimit -v`, a full machine): no verdict on the model. The caller
+    // says so (explore stops the sweep, the command line exits 2), never a model-sanity finding.
+    throw;
   } catch (const std::exception& error) {
     result.finding = "uncaught exception: " + std::string(error.what()) + " (on " + failure_place(sim) + ", seed " +
                      std::to_string(result.seed) + ")";

@@ -24,6 +24,7 @@ class ClusterPlatform;
 struct RunOptions {
   std::optional<std::uint64_t> seed;       // overrides the scenario's
   std::ostream* trace_out = nullptr;       // JSON Lines of every event
+  std::uint64_t trace_bytes_max = 0;       // its bound (harness/trace_file.h); 0: none
   sim::SimulationLimits limits;
   std::vector<std::string> properties;     // judged in addition to the recipe's and the scenario's
   bool only_listed_properties = false;     // judge `properties` only (explore --properties)

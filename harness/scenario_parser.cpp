@@ -96,15 +96,15 @@ void read_zookeeper(const Source& source, const Field& field, ZooKeeperConfig& c
                 {"servers", "tick_time", "init_limit", "sync_limit", "start", "start_interval", "initial_zxid",
                  "initial_epoch", "min_session_timeout", "max_session_timeout", "version", "thread_delay_max"});
   if (auto f = map.find("servers")) config.servers = static_cast<int>(integer(source, *f, 1, servers_max));
-  if (auto f = map.find("tick_time")) config.tick_time = positive_duration(source, *f);
+  if (auto f = map.find("tick_time")) config.tick_time = setting_duration(source, *f);
   if (auto f = map.find("init_limit")) config.init_limit = static_cast<int>(integer(source, *f, 1, limit_ticks_max));
   if (auto f = map.find("sync_limit")) config.sync_limit = static_cast<int>(integer(source, *f, 1, limit_ticks_max));
   if (auto f = map.find("start")) config.start = start_mode(source, *f);
   if (auto f = map.find("start_interval")) config.start_interval = duration(source, *f);
   if (auto f = map.find("initial_zxid")) later.initial_zxid = *f;
   if (auto f = map.find("initial_epoch")) later.initial_epoch = *f;
-  if (auto f = map.find("min_session_timeout")) config.min_session_timeout = positive_duration(source, *f);
-  if (auto f = map.find("max_session_timeout")) config.max_session_timeout = positive_duration(source, *f);
+  if (auto f = map.find("min_session_timeout")) config.min_session_timeout = setting_duration(source, *f);
+  if (auto f = map.find("max_session_timeout")) config.max_session_timeout = setting_duration(source, *f);
   if (auto f = map.find("version")) {
     config.version = text(source, *f);
     if (!is_zookeeper_version(config.version)) {
@@ -153,9 +153,9 @@ void read_network(const Source& source, const Field& field, NetworkConfig& confi
 
 void read_clients(const Source& source, const Field& field, ClientsConfig& config) {
   MapReader map(source, field, {"session_timeout", "connect", "writers", "write_interval", "ephemeral_writes", "writes", "reads"});
-  if (auto f = map.find("session_timeout")) config.session_timeout = positive_duration(source, *f);
+  if (auto f = map.find("session_timeout")) config.session_timeout = setting_duration(source, *f);
   if (auto f = map.find("writers")) config.writers = static_cast<int>(integer(source, *f, 0, writers_max));
-  if (auto f = map.find("write_interval")) config.write_interval = positive_duration(source, *f);
+  if (auto f = map.find("write_interval")) config.write_interval = setting_duration(source, *f);
   if (auto f = map.find("ephemeral_writes")) config.ephemeral_writes = boolean(source, *f);
   if (auto f = map.find("writes")) config.writes = static_cast<int>(integer(source, *f, 0, writes_max));
   if (auto f = map.find("reads")) config.reads = boolean(source, *f);
@@ -258,7 +258,7 @@ JobConfig read_job(const Source& source, const YAML::Node& item) {
     job.strategy = text(source, *f);
     require_known(source, Name{job.strategy, f->mark()}, strategy_names(), "strategy", "electsim strategies");
   }
-  if (auto f = map.find("fire_interval")) job.fire_interval = positive_duration(source, *f);
+  if (auto f = map.find("fire_interval")) job.fire_interval = setting_duration(source, *f);
   if (auto f = map.find("execution_time")) {
     if (f->value.IsScalar()) {
       job.execution_time_min = job.execution_time_max = duration(source, *f);
@@ -341,9 +341,9 @@ ElasticsearchConfig read_elasticsearch(const Source& source, const Field& field)
                                                std::to_string(config.minimum_master_nodes) +
                                                " (the default), more than elasticsearch.nodes; set it too");
   }
-  if (auto f = map.find("ping_timeout")) config.ping_timeout = positive_duration(source, *f);
-  if (auto f = map.find("commit_timeout")) config.commit_timeout = positive_duration(source, *f);
-  if (auto f = map.find("publish_timeout")) config.publish_timeout = positive_duration(source, *f);
+  if (auto f = map.find("ping_timeout")) config.ping_timeout = setting_duration(source, *f);
+  if (auto f = map.find("commit_timeout")) config.commit_timeout = setting_duration(source, *f);
+  if (auto f = map.find("publish_timeout")) config.publish_timeout = setting_duration(source, *f);
   // ZenDiscovery's constructor: "discovery.zen.commit_timeout [..] cannot be higher than
   // [discovery.zen.publish_timeout]" (an IllegalArgumentException: the node does not start).
   if (config.commit_timeout > config.publish_timeout) {
@@ -352,8 +352,8 @@ ElasticsearchConfig read_elasticsearch(const Source& source, const Field& field)
                                 ") cannot be higher than elasticsearch.publish_timeout (" + sim::format_duration(config.publish_timeout) +
                                 "), as Elasticsearch's ZenDiscovery refuses");
   }
-  if (auto f = map.find("fd_ping_interval")) config.fd_ping_interval = positive_duration(source, *f);
-  if (auto f = map.find("fd_ping_timeout")) config.fd_ping_timeout = positive_duration(source, *f);
+  if (auto f = map.find("fd_ping_interval")) config.fd_ping_interval = setting_duration(source, *f);
+  if (auto f = map.find("fd_ping_timeout")) config.fd_ping_timeout = setting_duration(source, *f);
   if (auto f = map.find("fd_ping_retries")) {
     config.fd_ping_retries = static_cast<int>(integer(source, *f, 1, fd_ping_retries_max));
   }
@@ -381,6 +381,15 @@ void read_expect(const Source& source, const Field& field, const NodeCatalogue& 
     auto same = [&](const Name& held) { return held.text == name.text; };
     if (std::any_of(hold.begin(), hold.end(), same)) {
       source.fail(name.mark, "property " + shown(name.text) + " is in both expect.hold and expect.fail");
+    }
+  }
+  // A property the recipe cannot judge would pass unjudged: a vacuous "expectations met".
+  for (const std::vector<Name>* names : {&hold, &fail}) {
+    for (const Name& name : *names) {
+      if (!property_applies_to(name.text, recipe)) {
+        source.fail(name.mark, "property " + shown(name.text) + " is judged in runs of " + property_recipes(name.text) + ", not recipe " +
+                                   std::string(recipe_name(recipe)));
+      }
     }
   }
   for (Name& name : hold) expect.hold.push_back(std::move(name.text));

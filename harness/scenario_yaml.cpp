@@ -1,5 +1,7 @@
 #include "harness/scenario_yaml.h"
 
+#include <cstdio>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -199,7 +201,22 @@ std::optional<std::int64_t> parse_integer_text(std::string_view text) {
   return static_cast<std::int64_t>(*magnitude);
 }
 
-std::string text(const Source& source, const Field& field) { return scalar(source, field, "a value").Scalar(); }
+std::string text(const Source& source, const Field& field) {
+  const std::string& value = scalar(source, field, "a value").Scalar();
+  // A name or description reaches terminals, file names and the trace: a control character there
+  // (ESC starts an escape sequence, NUL ends a C string) is refused, not printed raw. Tab and line
+  // breaks are text.
+  for (std::size_t at = 0; at < value.size(); at++) {
+    auto c = static_cast<unsigned char>(value[at]);
+    if ((c < ' ' && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
+      char code[8];
+      std::snprintf(code, sizeof code, "U+%04X", c);
+      source.fail(field.mark(), field.path + " holds the control character " + code + " (character " + std::to_string(at + 1) +
+                                    "): names and descriptions are printable text");
+    }
+  }
+  return value;
+}
 
 std::string nonempty_text(const Source& source, const Field& field) {
   std::string value = text(source, field);
@@ -226,6 +243,14 @@ sim::Duration duration(const Source& source, const Field& field) {
 sim::Duration positive_duration(const Source& source, const Field& field) {
   sim::Duration value = duration(source, field);
   if (value <= sim::Duration::zero()) source.fail(field.mark(), field.path + " must be longer than 0s");
+  return value;
+}
+
+sim::Duration setting_duration(const Source& source, const Field& field) {
+  sim::Duration value = duration(source, field);
+  if (value < std::chrono::milliseconds(1)) {
+    source.fail(field.mark(), field.path + " must be at least 1ms: the real setting is whole milliseconds at its finest");
+  }
   return value;
 }
 

@@ -94,6 +94,11 @@ std::string text(const Source& source, const Field& field);                 // a
 std::string nonempty_text(const Source& source, const Field& field);        // ... but not ""
 sim::Duration duration(const Source& source, const Field& field);           // 0 <= d <= duration_max
 sim::Duration positive_duration(const Source& source, const Field& field);  // 0 < d <= duration_max
+// A timeout or an interval of the real systems' configuration: at least 1 ms. ZooKeeper reads
+// tickTime and session timeouts as whole milliseconds (int), Elasticsearch's and ElasticJob's
+// settings are milliseconds at their finest; below that a timer fires faster than any message
+// arrives, and the run is a zero-time storm of events, not a scenario.
+sim::Duration setting_duration(const Source& source, const Field& field);
 std::int64_t integer(const Source& source, const Field& field, std::int64_t min, std::int64_t max);
 std::uint64_t unsigned_integer(const Source& source, const Field& field);  // 0..2^64-1
 double number(const Source& source, const Field& field, double min, double max);

@@ -3,6 +3,8 @@
 #include <rapidcheck.h>
 
 #include <algorithm>
+#include <atomic>
+#include <new>
 #include <thread>
 #include <vector>
 
@@ -180,21 +182,72 @@ bool valid(const Scenario& scenario) {
 
 }  // namespace
 
-bool violates(const Scenario& scenario, const std::string& property, const sim::SimulationLimits& limits) {
+namespace {
+
+enum class Outcome : std::uint8_t { fails, passes, interrupted, out_of_memory };
+
+// Runs stopped by `interrupted` between slices of 100 ms of simulated time; the slicing leaves the
+// run as it is (the same events in the same order, as `electsim run` does).
+void interruptible(RunOptions& options, const std::atomic<bool>* interrupted) {
+  if (interrupted == nullptr) return;
+  options.run_loop = [interrupted](sim::Simulation& sim, sim::Instant end) {
+    while (sim.now() < end && !sim.stop_requested() && !interrupted->load()) {
+      sim.run_until(std::min(end, sim.now() + std::chrono::milliseconds(100)));
+    }
+  };
+}
+
+bool stopped(const std::atomic<bool>* interrupted) { return interrupted != nullptr && interrupted->load(); }
+
+Outcome check(const Scenario& scenario, const std::string& property, const sim::SimulationLimits& limits,
+              const std::atomic<bool>* interrupted) {
   RunOptions options;
   options.limits = limits;
   options.timeline = false;
   options.only_listed_properties = true;
   options.properties = {property};
+  interruptible(options, interrupted);
   Scenario bare = scenario;
   bare.expect = Expect{};
   try {
     RunResult result = runScenario(bare, options);
+    if (stopped(interrupted)) return Outcome::interrupted;
     auto verdict = result.properties.find(property);
-    return verdict != result.properties.end() && verdict->second == properties::Verdict::violated;
+    return verdict != result.properties.end() && verdict->second == properties::Verdict::violated ? Outcome::fails : Outcome::passes;
+  } catch (const std::bad_alloc&) {
+    return Outcome::out_of_memory;  // the machine's verdict, not the scenario's
   } catch (const std::exception&) {
-    return property == "model-sanity";
+    if (stopped(interrupted)) return Outcome::interrupted;
+    return property == "model-sanity" ? Outcome::fails : Outcome::passes;
   }
+}
+
+// Runs every candidate of a batch, each on its own thread while the system gives threads (on this
+// one when it does not: the outcomes are the same, only slower).
+std::vector<Outcome> check_batch(const std::vector<Candidate>& batch, const std::string& property, const ShrinkOptions& options) {
+  std::vector<Outcome> outcomes(batch.size(), Outcome::passes);
+  auto run = [&](std::size_t i) noexcept {
+    try {
+      outcomes[i] = check(batch[i].scenario, property, options.limits, options.interrupted);
+    } catch (const std::bad_alloc&) {
+      outcomes[i] = Outcome::out_of_memory;
+    }
+  };
+  std::vector<std::jthread> threads;
+  std::size_t started = 0;
+  try {
+    for (; started < batch.size(); started++) threads.emplace_back(run, started);
+  } catch (const std::exception&) {
+    // std::system_error (no thread) or std::bad_alloc (no stack): run the rest here.
+  }
+  for (std::size_t i = started; i < batch.size(); i++) run(i);
+  return outcomes;
+}
+
+}  // namespace
+
+bool violates(const Scenario& scenario, const std::string& property, const sim::SimulationLimits& limits) {
+  return check(scenario, property, limits, nullptr) == Outcome::fails;
 }
 
 std::optional<std::string> shrink_target(const Scenario& scenario, const sim::SimulationLimits& limits) {
@@ -223,12 +276,30 @@ std::optional<std::string> shrink_target(const Scenario& scenario, const sim::Si
 
 std::optional<ShrinkResult> shrink(const Scenario& failing, const ShrinkOptions& options,
                                    const std::function<void(const ShrinkStep&)>& progress) {
-  std::string property = options.property.empty() ? shrink_target(failing, options.limits).value_or("") : options.property;
-  if (property.empty() || !violates(failing, property, options.limits)) return std::nullopt;
   ShrinkResult result;
   result.scenario = failing;
-  result.property = property;
   result.faults_before = failing.faults.size();
+  std::string property = options.property;
+  if (property.empty()) {
+    try {
+      property = shrink_target(failing, options.limits).value_or("");
+    } catch (const std::bad_alloc&) {
+      result.out_of_memory = true;
+      return result;
+    }
+  }
+  if (stopped(options.interrupted)) {
+    result.interrupted = true;
+    return result;
+  }
+  if (property.empty()) return std::nullopt;
+  switch (check(failing, property, options.limits, options.interrupted)) {
+    case Outcome::fails: break;
+    case Outcome::passes: return std::nullopt;
+    case Outcome::interrupted: result.interrupted = true; return result;
+    case Outcome::out_of_memory: result.out_of_memory = true; return result;
+  }
+  result.property = property;
   unsigned jobs = std::max(1u, options.jobs);
   bool improved = true;
   while (improved && result.runs < options.max_runs) {
@@ -243,22 +314,27 @@ std::optional<ShrinkResult> shrink(const Scenario& failing, const ShrinkOptions&
         if (valid(candidate->scenario)) batch.push_back(std::move(*candidate));
       }
       if (batch.empty()) break;
-      std::vector<char> fails(batch.size(), 0);
-      {
-        std::vector<std::jthread> threads;
-        for (std::size_t i = 0; i < batch.size(); i++) {
-          threads.emplace_back([&, i] { fails[i] = violates(batch[i].scenario, property, options.limits) ? 1 : 0; });
-        }
+      std::vector<Outcome> outcomes = check_batch(batch, property, options);
+      // A batch that an interruption or the lack of memory cut short counts for nothing: its first
+      // failing candidate might come after one whose verdict is unknown.
+      if (std::find(outcomes.begin(), outcomes.end(), Outcome::out_of_memory) != outcomes.end()) {
+        result.out_of_memory = true;
+        return result;
+      }
+      if (stopped(options.interrupted) || std::find(outcomes.begin(), outcomes.end(), Outcome::interrupted) != outcomes.end()) {
+        result.interrupted = true;
+        return result;
       }
       result.runs += batch.size();
       for (std::size_t i = 0; i < batch.size(); i++) {
-        if (!fails[i]) continue;
+        if (outcomes[i] != Outcome::fails) continue;
         result.scenario = std::move(batch[i].scenario);
         result.steps++;
         improved = true;
-        progress(ShrinkStep{result.runs, result.scenario.faults.size(), result.scenario.duration, batch[i].what});
+        progress(ShrinkStep{result.runs, result.scenario.faults.size(), result.scenario.duration, batch[i].what, true});
         break;
       }
+      if (!improved) progress(ShrinkStep{result.runs, result.scenario.faults.size(), result.scenario.duration, "", false});
     }
   }
   return result;

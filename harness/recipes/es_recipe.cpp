@@ -97,6 +97,10 @@ class EsRecipe final : public RecipeDriver {
       byPriority[std::string(es::priorityName(static_cast<es::Priority>(priority)))] = figures;
     }
     masterService["by_priority"] = byPriority;
+    std::uint64_t heldBack = 0;
+    for (std::size_t number = 1; number <= es_->size(); number++) heldBack += es_->node(number).workloadTasksHeldBack();
+    // Only when it happened: the workload asked for more than publication carried.
+    if (heldBack > 0) masterService["tasks_held_back"] = heldBack;
     elasticsearch["master_service"] = masterService;
     final["elasticsearch"] = elasticsearch;
   }

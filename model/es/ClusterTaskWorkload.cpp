@@ -35,12 +35,13 @@ void PutKeysExecutor::onFailure(const std::string& source, const EsException& er
 }
 
 ClusterTaskWorkload::ClusterTaskWorkload(sim::Node& node, MasterService& masterService, const ClusterTasks& config, sim::Rng& rng,
-                                         std::uint64_t& counter, std::function<bool()> localNodeMaster)
+                                         std::uint64_t& counter, std::uint64_t& heldBack, std::function<bool()> localNodeMaster)
     : node_(node),
       masterService_(masterService),
       config_(config),
       rng_(rng),
       counter_(counter),
+      heldBack_(heldBack),
       localNodeMaster_(std::move(localNodeMaster)),
       sharedExecutor_(config.sharedExecutor ? std::make_shared<PutKeysExecutor>() : nullptr) {}
 
@@ -55,6 +56,10 @@ sim::Task<void> ClusterTaskWorkload::run() {
   while (true) {
     co_await node_.sim().sleep(rng_.uniform(mean / 2, mean + mean / 2));
     if (!localNodeMaster_()) continue;
+    if (masterService_.numberOfPendingTasks() >= ClusterTasks::pending_tasks_max) {
+      heldBack_++;  // its client is still waiting for the earlier ones (EsConfig.h, ClusterTasks)
+      continue;
+    }
     std::uint64_t n = counter_++;
     std::string key = "key-" + std::to_string(n % config_.keys);
     std::string value = node_.name() + "#" + std::to_string(n);

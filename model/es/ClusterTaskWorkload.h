@@ -60,7 +60,7 @@ class ClusterTaskWorkload {
   // `rng` and `counter` belong to the node and outlive its incarnations: the task numbering and the
   // draws continue across restarts.
   ClusterTaskWorkload(sim::Node& node, MasterService& masterService, const ClusterTasks& config, sim::Rng& rng, std::uint64_t& counter,
-                      std::function<bool()> localNodeMaster);
+                      std::uint64_t& heldBack, std::function<bool()> localNodeMaster);
   void start();
   std::uint64_t submitted() const { return submitted_; }
 
@@ -72,6 +72,7 @@ class ClusterTaskWorkload {
   const ClusterTasks& config_;
   sim::Rng& rng_;
   std::uint64_t& counter_;
+  std::uint64_t& heldBack_;  // tasks not submitted: the master's queue was at ClusterTasks::pending_tasks_max
   std::function<bool()> localNodeMaster_;
   std::shared_ptr<PutKeysExecutor> sharedExecutor_;  // null unless config.sharedExecutor
   std::uint64_t submitted_ = 0;

@@ -47,7 +47,12 @@ struct EsBugs {
 // (as most of Elasticsearch's tasks do); true, every task of the node goes through one
 // PutKeysExecutor, the batching key, so the tasks waiting when one of them runs form one batch, one
 // execution and one publication (as ShardStateAction's shard-started tasks do).
+// The workload stands for clients that wait for their task's answer: while `pending_tasks_max` tasks
+// already wait on the master, a new one is held back (counted, not submitted). Elasticsearch's own
+// queue is unbounded and its clients time out and retry; the bound keeps an overload (a rate above
+// what publication can carry) a slow master rather than an unbounded heap.
 struct ClusterTasks {
+  static constexpr std::size_t pending_tasks_max = 50'000;
   double rate = 0;  // tasks per second; 0: none
   std::vector<Priority> priorities{Priority::NORMAL};
   std::uint32_t keys = 16;

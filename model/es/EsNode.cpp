@@ -10,7 +10,7 @@ struct EsNode::Services {
         discovery(node, transport, masterService, clusterApplier, node.config(), node.seedNodes_, node.nextStateUuid()),
         metaState(node.disk_),
         gateway(node, transport, masterService, node.config(), metaState),
-        workload(node, masterService, node.config().cluster_tasks, node.workloadRng_, node.workloadCounter_,
+        workload(node, masterService, node.config().cluster_tasks, node.workloadRng_, node.workloadCounter_, node.workloadHeldBack_,
                  [&node] { return node.isElectedMaster(); }) {}
 
   TransportService transport;

@@ -51,6 +51,8 @@ class EsNode final : public sim::Node {
   std::uint64_t nextStateUuid();
   // The MasterService figures of every incarnation so far, the running one included.
   MasterServiceStats masterServiceStats() const;
+  // The workload's tasks held back by a full master queue, over every incarnation (ClusterTasks).
+  std::uint64_t workloadTasksHeldBack() const { return workloadHeldBack_; }
 
  protected:
   void on_start() override;
@@ -64,6 +66,7 @@ class EsNode final : public sim::Node {
   ClusterStatePtr disk_;
   sim::Rng workloadRng_;
   std::uint64_t workloadCounter_ = 0;
+  std::uint64_t workloadHeldBack_ = 0;
   std::uint32_t stateUuidCounter_ = 0;
   MasterServiceStats pastMasterServiceStats_;  // of the incarnations that stopped (harness state)
   std::unique_ptr<Services> services_;

@@ -30,6 +30,12 @@ if ! grep -q "interrupted" "$log" || ! grep -q "^failures: " "$log"; then
   cat "$log"
   exit 1
 fi
+# The seeds of the sweep that did not run are named, for a resumed sweep to run them.
+if ! grep -q "(not run: " "$log"; then
+  echo "the interrupted summary does not name the seeds that did not run:"
+  cat "$log"
+  exit 1
+fi
 failures=$(sed -n 's/^failures: \([0-9]*\)$/\1/p' "$log")
 shopt -s dotglob
 files=("$out"/*)

@@ -309,4 +309,68 @@ TEST(Shrink, AScenarioThatHoldsHasNothingToShrink) {
   EXPECT_FALSE(harness::shrink(scenario, options, [](const harness::ShrinkStep&) {}).has_value());
 }
 
+// Ctrl-C in a shard: its summary names the seeds that did not run, through JSON and a merge, so a
+// resumed sweep knows what to run; a summary whose runs and unrun seeds do not add up is refused.
+TEST(Explore, AnInterruptedSweepNamesTheSeedsItDidNotRun) {
+  ExploreOptions options = sweep(Recipe::leader_latch, 40, 2);
+  options.shard_index = 1;
+  options.shard_count = 2;
+  std::atomic<bool> stop{false};
+  std::atomic<int> started{0};
+  options.test_hook = [&](sim::Simulation&) {
+    if (++started == 6) stop.store(true);
+  };
+  harness::ExploreSummary interrupted = harness::explore(options, [](const harness::ExploreProgress&) {}, stop);
+  ASSERT_TRUE(interrupted.interrupted);
+  ASSERT_FALSE(interrupted.not_run.empty());
+  std::uint64_t missing = 0;
+  for (const harness::SeedRange& range : interrupted.not_run) {
+    EXPECT_LT(range.first, range.end);
+    EXPECT_GE(range.first, interrupted.seed_first);
+    EXPECT_LE(range.end, interrupted.seed_end);
+    missing += range.end - range.first;
+  }
+  EXPECT_EQ(interrupted.runs + missing, interrupted.seed_end - interrupted.seed_first);
+  EXPECT_EQ(interrupted.not_run.back().end, interrupted.seed_end);
+
+  nlohmann::json json = nlohmann::json::parse(harness::toJson(interrupted).dump());
+  harness::ExploreSummary read = harness::summary_from_json(json);
+  ASSERT_EQ(read.not_run.size(), interrupted.not_run.size());
+  options.shard_index = 2;
+  options.test_hook = nullptr;
+  harness::ExploreSummary second = quietExplore(options);
+  EXPECT_TRUE(second.not_run.empty());
+  harness::ExploreSummary merged = harness::merge_summaries({second, read});
+  ASSERT_EQ(merged.not_run.size(), interrupted.not_run.size());
+  EXPECT_EQ(merged.not_run.front().first, interrupted.not_run.front().first);
+
+  json["runs"] = json["runs"].get<std::uint64_t>() + 1;
+  EXPECT_THROW(harness::summary_from_json(json), std::runtime_error);
+}
+
+// Ctrl-C while shrinking keeps the smallest failing scenario found so far.
+TEST(Shrink, AnInterruptionKeepsTheSmallestFoundSoFar) {
+  ExploreOptions options = sweep(Recipe::leader_latch, 60, 2);
+  options.swarm.bugs = {"latch-ignores-connection-loss"};
+  harness::ExploreSummary summary = quietExplore(options);
+  ASSERT_TRUE(summary.first_failure.has_value());
+  harness::Scenario failing = harness::failure_scenario(harness::explore_one(options, summary.first_failure->seed), "test");
+  std::atomic<bool> interrupt{false};
+  harness::ShrinkOptions shrink_options;
+  shrink_options.jobs = 2;
+  shrink_options.interrupted = &interrupt;
+  std::uint64_t accepted = 0;
+  std::optional<harness::ShrinkResult> result = harness::shrink(failing, shrink_options, [&](const harness::ShrinkStep& step) {
+    if (!step.accepted) return;
+    accepted++;
+    interrupt.store(true);  // as a signal handler would, right after the first simplification
+  });
+  ASSERT_TRUE(result.has_value());
+  EXPECT_TRUE(result->interrupted);
+  EXPECT_FALSE(result->out_of_memory);
+  EXPECT_EQ(result->steps, 1u);
+  EXPECT_EQ(accepted, 1u);
+  EXPECT_TRUE(harness::violates(result->scenario, "latch-single-leader"));
+}
+
 }  // namespace

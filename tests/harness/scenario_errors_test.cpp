@@ -185,11 +185,11 @@ TEST(ScenarioErrors, JobsAndInstanceIds) {
   EXPECT_EQ(error_of(head + "recipe: elasticjob\njobs: [{name: \".\", sharding_total_count: 1}]\n"),
             "s.yaml:4:15: jobs.name must not be '.': ZooKeeper refuses relative znode paths");
   EXPECT_EQ(error_of(head + "recipe: elasticjob\njobs: [{name: \"a\\0b\", sharding_total_count: 1}]\n"),
-            "s.yaml:4:15: jobs.name must not contain control characters (NUL included): ZooKeeper refuses them in a znode path");
+            "s.yaml:4:15: jobs.name holds the control character U+0000 (character 2): names and descriptions are printable text");
   EXPECT_EQ(error_of(head + "recipe: elasticjob\njobs: [{name: a, sharding_total_count: 0}]\n"),
             "s.yaml:4:40: jobs.sharding_total_count must be between 1 and 10000, got 0");
   EXPECT_EQ(error_of(head + "recipe: elasticjob\njobs: [{name: a, sharding_total_count: 1, fire_interval: 0s}]\n"),
-            "s.yaml:4:58: jobs.fire_interval must be longer than 0s");
+            "s.yaml:4:58: jobs.fire_interval must be at least 1ms: the real setting is whole milliseconds at its finest");
   EXPECT_EQ(error_of(head + "recipe: elasticjob\njobs: [{name: a, sharding_total_count: 1, execution_time: {min: 2s, "
                             "max: 1s}}]\n"),
             "s.yaml:4:74: jobs.execution_time: max (1s) is less than min (2s)");
@@ -256,6 +256,40 @@ TEST(ScenarioErrors, TheZookeeperLeaderExpectedIsAServerOfTheRun) {
             "s.yaml:4:28: expect.zookeeper_leader needs ZooKeeper servers, and recipe es-zen runs none");
   EXPECT_EQ(error_of(head + "expect: {zookeeper_leader: none}\n"), "no error");
   EXPECT_EQ(error_of(head + "zookeeper: {servers: 5}\nexpect: {zookeeper_leader: zk5}\n"), "no error");
+}
+
+// A held property the recipe cannot judge would pass unjudged (a vacuous "expectations met").
+TEST(ScenarioErrors, APropertyTheRecipeCannotJudgeIsRefused) {
+  EXPECT_EQ(error_of(head + "expect:\n  hold: [es-single-master]\n"), "s.yaml:4:10: property 'es-single-master' is judged in runs of es-zen, not recipe none");
+  EXPECT_EQ(error_of(head + "recipe: es-zen\nexpect:\n  fail: [zab-agreement]\n"),
+            "s.yaml:5:10: property 'zab-agreement' is judged in runs of every recipe but es-zen, not recipe es-zen");
+  EXPECT_EQ(error_of(head + "recipe: elasticjob\nexpect:\n  hold: [latch-single-leader]\n"),
+            "s.yaml:5:10: property 'latch-single-leader' is judged in runs of leader-latch and leader-selector, not recipe elasticjob");
+  EXPECT_EQ(error_of(head + "recipe: es-zen\nexpect:\n  hold: [eventual-leader, model-sanity, es-task-order]\n"), "no error");
+  EXPECT_EQ(error_of(head + "recipe: leader-selector\nexpect:\n  hold: [latch-no-herd, watch-once, zab-agreement]\n"), "no error");
+}
+
+// ESC in a name would reach a terminal as an escape sequence; NUL would cut a C string.
+TEST(ScenarioErrors, ControlCharactersInTextAreRefused) {
+  EXPECT_EQ(error_of("name: \"a\\e[2Jb\"\nduration: 60s\n"),
+            "s.yaml:1:7: name holds the control character U+001B (character 2): names and descriptions are printable text");
+  EXPECT_EQ(error_of("name: x\ndescription: \"bell\\a\"\nduration: 60s\n"),
+            "s.yaml:2:14: description holds the control character U+0007 (character 5): names and descriptions are printable text");
+  EXPECT_EQ(error_of("name: x\ndescription: |\n  two\n  \tlines\nduration: 60s\n"), "no error");
+  EXPECT_EQ(error_of(head + "recipe: elasticjob\njobs:\n  - {name: \"a\\0b\", sharding_total_count: 1}\n"),
+            "s.yaml:5:12: jobs.name holds the control character U+0000 (character 2): names and descriptions are printable text");
+}
+
+// A 1-ns session timeout or tick made a zero-time storm of events (2 billion events with the clock
+// stuck at 1 s); the real settings are whole milliseconds.
+TEST(ScenarioErrors, SettingsBelowAMillisecondAreRefused) {
+  EXPECT_EQ(error_of(head + "clients: {session_timeout: 1ns}\n"),
+            "s.yaml:3:28: clients.session_timeout must be at least 1ms: the real setting is whole milliseconds at its finest");
+  EXPECT_EQ(error_of(head + "zookeeper: {tick_time: 999us}\n"),
+            "s.yaml:3:24: zookeeper.tick_time must be at least 1ms: the real setting is whole milliseconds at its finest");
+  EXPECT_EQ(error_of(head + "recipe: es-zen\nelasticsearch: {ping_timeout: 1ns}\n"),
+            "s.yaml:4:31: elasticsearch.ping_timeout must be at least 1ms: the real setting is whole milliseconds at its finest");
+  EXPECT_EQ(error_of(head + "clients: {session_timeout: 1ms, write_interval: 1ms}\n"), "no error");
 }
 
 }  // namespace
