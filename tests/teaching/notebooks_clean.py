@@ -8,7 +8,8 @@ import sys
 
 import nbformat
 
-EXPECTED = ["01-fast-leader-election", "02-herd-effect", "03-failover-timing", "04-sharding-strategies", "05-property-violation"]
+EXPECTED = ["01-fast-leader-election", "02-herd-effect", "03-failover-timing", "04-sharding-strategies", "05-property-violation",
+            "06-lost-writes", "07-exercises"]
 
 
 def main():
