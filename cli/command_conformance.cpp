@@ -7,6 +7,7 @@
 #include "cli/command.h"
 #include "cli/limits.h"
 #include "live/installation.h"
+#include "live/leftovers.h"
 #if ELECTSIM_LIVE
 #include "live/conformance.h"
 #endif
@@ -60,6 +61,8 @@ int command_conformance(const Arguments& arguments) {
     std::cerr << "electsim: conformance: live mode unavailable: " << missing << " (scripts/setup installs both)\n";
     return exit_bad_input;
   }
+  // What killed runs left (their namespaces would otherwise stay until a run reclaims the slot).
+  live::print_sweep(live::remove_leftovers(), "conformance", std::cerr, std::cerr);
   live::ConformanceConfig config;
   if (!zookeeper_version.empty()) config.model_zookeeper_version = zookeeper_version;
   std::vector<live::CheckResult> results;

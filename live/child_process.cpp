@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "live/interrupt_cleanup.h"
 #include "sim/assert.h"
 
 namespace live {
@@ -41,10 +42,10 @@ void unregister_group(pid_t group) {
 }
 
 extern "C" void kill_children_then_die(int signal_number) {
-  for (auto& slot : registered_groups) {
-    pid_t group = slot.load();
-    if (group > 0) ::kill(-group, SIGKILL);
-  }
+  kill_registered_children();
+  // The folders and network namespaces the run made cannot be removed here (signal-safety(7)): the
+  // cleanup thread does it, then ends the process by the signal (live/interrupt_cleanup.h).
+  if (hand_signal_to_cleanup(signal_number)) return;
   // Default action of the signal, so the shell sees "killed by SIGINT" as usual.
   std::signal(signal_number, SIG_DFL);
   ::raise(signal_number);
@@ -61,6 +62,13 @@ void become_managed_child(pid_t parent) {
 }
 
 }  // namespace
+
+void kill_registered_children() noexcept {
+  for (auto& slot : registered_groups) {
+    pid_t group = slot.load();
+    if (group > 0) ::kill(-group, SIGKILL);
+  }
+}
 
 void install_cleanup_on_signals() {
   static std::atomic<bool> installed{false};

@@ -3,7 +3,8 @@
 //
 // Three layers make sure no child is left behind:
 //  - the destructor kills the whole process group (kill -9) and reaps it (normal exit, exceptions);
-//  - a SIGINT/SIGTERM handler kills every registered group, then lets the signal end electsim;
+//  - a SIGINT/SIGTERM handler kills every registered group, then lets the signal end electsim (once
+//    live/interrupt_cleanup.h has removed the run's folders and network namespaces);
 //  - PR_SET_PDEATHSIG(SIGKILL) in each child: the kernel kills it when electsim dies in any other way
 //    (kill -9 of electsim itself, a crash).
 #pragma once
@@ -50,6 +51,9 @@ class ChildProcess {
 
 // Installs the SIGINT/SIGTERM handler once (idempotent). ChildProcess calls it on first use.
 void install_cleanup_on_signals();
+
+// kill -9 of every registered child's process group. Async-signal-safe (the signal handler's first step).
+void kill_registered_children() noexcept;
 
 // How many children are registered (started and not yet killed); for tests.
 int live_children_count();

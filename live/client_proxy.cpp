@@ -99,8 +99,8 @@ int ClientProxy::add_client(const std::vector<Endpoint>& servers) {
   }
   {
     std::lock_guard lock(mutex_);
-    if (clients_.size() >= static_cast<std::size_t>(clients_max)) {
-      throw std::runtime_error("live mode: client proxy: more than " + std::to_string(clients_max) + " clients");
+    if (open_clients() >= clients_max) {
+      throw std::runtime_error("live mode: client proxy: more than " + std::to_string(clients_max) + " clients at once");
     }
   }
   // The sockets are made outside the lock: nothing shares them until the client is registered.
@@ -126,9 +126,9 @@ int ClientProxy::add_client(const std::vector<Endpoint>& servers) {
     client.listen_ports.push_back(ntohs(address.sin_port));
   }
   std::unique_lock lock(mutex_);
-  if (clients_.size() >= static_cast<std::size_t>(clients_max)) {  // another thread took the last place meanwhile
+  if (open_clients() >= clients_max) {  // another thread took the last place meanwhile
     for (int fd : client.listen_fds) ::close(fd);
-    throw std::runtime_error("live mode: client proxy: more than " + std::to_string(clients_max) + " clients");
+    throw std::runtime_error("live mode: client proxy: more than " + std::to_string(clients_max) + " clients at once");
   }
   clients_.push_back(std::move(client));
   int number = static_cast<int>(clients_.size()) - 1;
@@ -154,6 +154,19 @@ void ClientProxy::crash(int client) {
   // Waiting matters here: a socket that poll(2) is watching stays alive until poll returns, so the
   // resets and the refusals start only once the poll thread has closed the sockets outside poll.
   apply_and_wait(lock);
+}
+
+void ClientProxy::release(int client) {
+  std::unique_lock lock(mutex_);
+  check_client(client);
+  clients_[static_cast<std::size_t>(client)].released = true;
+  apply_and_wait(lock);  // the ports are closed (refusing) from when this returns
+}
+
+int ClientProxy::open_clients() const {
+  int open = 0;
+  for (const Client& client : clients_) open += client.crashed || client.released ? 0 : 1;
+  return open;
 }
 
 void ClientProxy::set_paused(int client, bool paused) {
@@ -262,6 +275,14 @@ void ClientProxy::apply_changes() {
     }
     client.crash_applied = true;
   }
+  for (Client& client : clients_) {
+    if (!client.released || client.release_applied) continue;
+    for (int& fd : client.listen_fds) {
+      close_fd(fd);
+      fd = -1;
+    }
+    client.release_applied = true;
+  }
   // Connections accepted while paused or cut are connected onward once the silence ends, except those
   // the client has given up on meanwhile (its FIN is queued already): they never reach the server.
   for (auto at = links_.begin(); at != links_.end();) {
@@ -298,7 +319,7 @@ void ClientProxy::build_poll_set(std::vector<pollfd>& polled, std::vector<Polled
   };
   if (!out_of_descriptors_) {
     for (std::size_t client = 0; client < clients_.size(); client++) {
-      if (clients_[client].crashed) continue;
+      if (clients_[client].crashed || clients_[client].released) continue;
       for (std::size_t server = 0; server < clients_[client].listen_fds.size(); server++) {
         Polled owner{Polled::Kind::listener, static_cast<int>(client), static_cast<int>(server), 0, -1, -1};
         owner.index = add(clients_[client].listen_fds[server], POLLIN);
@@ -351,7 +372,7 @@ void ClientProxy::service(const std::vector<pollfd>& polled, const std::vector<P
       case Polled::Kind::listener: {
         if (polled[static_cast<std::size_t>(owner.index)].revents == 0) break;
         const Client& client = clients_[static_cast<std::size_t>(owner.client)];
-        if (client.crashed || out_of_descriptors_) break;
+        if (client.crashed || client.released || out_of_descriptors_) break;
         accept_connections(owner.client, owner.server);
         break;
       }
@@ -395,8 +416,14 @@ void ClientProxy::accept_connections(int client, int server) {
       return;
     }
     if (entry.links >= links_per_client_max) {
-      std::fprintf(stderr, "live mode: client proxy: client %d, server %d: more than %d connections at once, refusing one\n", client,
-                   server, links_per_client_max);
+      // A client that never completes a connection (its handshake times out) tries again at once,
+      // hundreds of times a second: said once per client, not once per refused connection.
+      if (!entry.said_too_many_links) {
+        std::fprintf(stderr,
+                     "live mode: client proxy: client %d, server %d: more than %d connections at once, refusing them (said once)\n",
+                     client, server, links_per_client_max);
+        entry.said_too_many_links = true;
+      }
       reset_and_close(fd);
       continue;
     }

@@ -30,6 +30,8 @@ class ClientProxy {
  public:
   // Limits: a live scenario has a handful of instances on at most a few servers. A ZooKeeper client
   // holds one connection at a time, so more than a few links per client means a leak: refused.
+  // clients_max counts the clients open at once: a crashed or released one's ports are closed and
+  // no longer count (`electsim live` refuses a scenario that opens more sessions, live/live_refusal.h).
   static constexpr int clients_max = 1024;
   static constexpr int servers_max = 64;
   static constexpr int links_per_client_max = 64;
@@ -55,6 +57,10 @@ class ClientProxy {
   // {1, 0}: the server sees the reset at once), and its listening sockets are closed, so new
   // connections are refused (ECONNREFUSED) from when this returns. Irreversible; idempotent.
   void crash(int client);
+  // The client's handle was closed (zookeeper_close): its listening ports close, so it never
+  // connects again, while the connections it has finish on their own (the closeSession it sent still
+  // reaches the server). It no longer counts toward clients_max. Idempotent.
+  void release(int client);
   // SIGSTOP-like silence: while paused, nothing is read from or written to any of the client's
   // connections (data waits in the kernel's and the proxy's buffers, the peers see silence, not an
   // error). New connections are accepted (as the kernel would) but connected onward only on resume.
@@ -94,6 +100,9 @@ class ClientProxy {
     bool paused = false;
     bool crashed = false;
     bool crash_applied = false;
+    bool released = false;  // the handle closed: the listening ports close, the links drain
+    bool said_too_many_links = false;
+    bool release_applied = false;
     int links = 0;
     std::uint64_t bytes_forwarded = 0;
   };
@@ -110,6 +119,7 @@ class ClientProxy {
   enum class Outcome { keep, close, reset_client, reset_server, reset_both };
 
   void check_client(int client) const;
+  int open_clients() const;  // neither crashed nor released; with the mutex held
   // Waits (on `lock`) until the poll thread has applied every change made before this call.
   void apply_and_wait(std::unique_lock<std::mutex>& lock);
   void wake() const;

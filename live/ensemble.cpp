@@ -8,6 +8,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "live/interrupt_cleanup.h"
+#include "live/owner_file.h"
 #include "sim/assert.h"
 
 namespace live {
@@ -46,8 +48,23 @@ LiveEnsemble::LiveEnsemble(LiveEnsembleConfig config, Installation installation)
   std::string pattern = (std::filesystem::temp_directory_path() / "electsim-live-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("live mode: cannot create a temp folder");
   folder_ = pattern;
-  std::vector<int> ports = free_loopback_ports(3 * config_.servers);
-  if (config_.network_namespaces) network_ = std::make_unique<ServerNetwork>(config_.servers);
+  try {
+    // A kept folder (the logs, to read afterwards) gets no owner: no cleanup ever removes it.
+    if (!config_.keep_folder) {
+      write_owner_file(folder_);
+      register_cleanup_folder(folder_);
+    }
+    std::vector<int> ports = free_loopback_ports(3 * config_.servers);
+    if (config_.network_namespaces) network_ = std::make_unique<ServerNetwork>(config_.servers);
+    assign_ports(ports);
+  } catch (...) {
+    remove_folder();
+    throw;
+  }
+  poller_ = std::thread([this] { poll_loop(); });
+}
+
+void LiveEnsemble::assign_ports(const std::vector<int>& ports) {
   servers_.resize(static_cast<std::size_t>(config_.servers));
   for (int index = 0; index < config_.servers; index++) {
     Server& entry = servers_[static_cast<std::size_t>(index)];
@@ -57,7 +74,13 @@ LiveEnsemble::LiveEnsemble(LiveEnsembleConfig config, Installation installation)
     if (network_) entry.host = network_->host(index + 1);
   }
   write_configuration();
-  poller_ = std::thread([this] { poll_loop(); });
+}
+
+void LiveEnsemble::remove_folder() noexcept {
+  if (config_.keep_folder) return;
+  std::error_code ignored;
+  std::filesystem::remove_all(folder_, ignored);
+  unregister_cleanup_folder(folder_);
 }
 
 LiveEnsemble::~LiveEnsemble() {
@@ -68,10 +91,8 @@ LiveEnsemble::~LiveEnsemble() {
   polled_.notify_all();
   if (poller_.joinable()) poller_.join();
   for (Server& entry : servers_) entry.process.kill();
-  if (!config_.keep_folder) {
-    std::error_code ignored;
-    std::filesystem::remove_all(folder_, ignored);
-  }
+  network_.reset();  // the namespaces, now that no server runs in them
+  remove_folder();
 }
 
 void LiveEnsemble::write_configuration() const {
@@ -83,8 +104,10 @@ void LiveEnsemble::write_configuration() const {
     cfg << "# written by electsim live mode (live/ensemble.cpp)\n"
         << "tickTime=" << config_.tick_time.count() << "\n"
         << "initLimit=" << config_.init_limit << "\n"
-        << "syncLimit=" << config_.sync_limit << "\n"
-        << "dataDir=" << (home / "data").string() << "\n"
+        << "syncLimit=" << config_.sync_limit << "\n";
+    if (config_.min_session_timeout) cfg << "minSessionTimeout=" << config_.min_session_timeout->count() << "\n";
+    if (config_.max_session_timeout) cfg << "maxSessionTimeout=" << config_.max_session_timeout->count() << "\n";
+    cfg << "dataDir=" << (home / "data").string() << "\n"
         << "clientPort=" << server(sid).client_port << "\n"
         << "clientPortAddress=" << server(sid).host << "\n"
         // The four-letter words the poller needs, and nothing else; no Jetty admin server (it would

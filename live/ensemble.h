@@ -42,6 +42,9 @@ struct LiveEnsembleConfig {
   Milliseconds tick_time{2000};
   int init_limit = 10;
   int sync_limit = 5;
+  // zoo.cfg's minSessionTimeout and maxSessionTimeout; absent: ZooKeeper's 2 and 20 ticks.
+  std::optional<Milliseconds> min_session_timeout;
+  std::optional<Milliseconds> max_session_timeout;
   Milliseconds poll_interval{50};
   bool keep_folder = false;  // keep the temp folder (logs) after the run
   // One namespace per server (root only): needed for partitions between servers and a silent
@@ -106,7 +109,9 @@ class LiveEnsemble {
     std::optional<Clock::time_point> resume_at;
     ServerStatus status;
   };
+  void assign_ports(const std::vector<int>& ports);  // 3 per server: client, quorum, election
   void write_configuration() const;
+  void remove_folder() noexcept;
   void poll_loop();
   Server& server(int sid);
   const Server& server(int sid) const;

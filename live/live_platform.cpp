@@ -16,6 +16,9 @@ LiveEnsembleConfig ensemble_config(const harness::Scenario& scenario) {
   config.tick_time = std::chrono::duration_cast<Milliseconds>(scenario.zookeeper.tick_time);
   config.init_limit = scenario.zookeeper.init_limit;
   config.sync_limit = scenario.zookeeper.sync_limit;
+  // Whole milliseconds (live/live_refusal.h refuses the others).
+  if (scenario.zookeeper.min_session_timeout) config.min_session_timeout = std::chrono::duration_cast<Milliseconds>(*scenario.zookeeper.min_session_timeout);
+  if (scenario.zookeeper.max_session_timeout) config.max_session_timeout = std::chrono::duration_cast<Milliseconds>(*scenario.zookeeper.max_session_timeout);
   return config;
 }
 

@@ -2,7 +2,6 @@
 
 #include <csignal>
 
-#include "harness/trigger_kinds.h"
 #include "live/child_process.h"
 #include "live/live_platform.h"
 
@@ -46,38 +45,6 @@ class InterruptScope {
 };
 
 }  // namespace
-
-std::optional<std::string> live_unsupported(const harness::Scenario& scenario) {
-  switch (scenario.recipe) {
-    case harness::Recipe::leader_latch:
-    case harness::Recipe::leader_selector:
-    case harness::Recipe::elasticjob:
-    case harness::Recipe::naive_master:
-    case harness::Recipe::none: break;
-    default:
-      return "recipe " + std::string(harness::recipe_name(scenario.recipe)) +
-             " has no ZooKeeper: live mode runs leader-latch, leader-selector, elasticjob, naive-master and none";
-  }
-  if (!scenario.bugs.empty()) return "bugs: a bug switch of the model cannot be applied to a real ZooKeeper (remove `bugs`)";
-  if (scenario.zookeeper.version != "3.8.0") {
-    return "zookeeper.version " + scenario.zookeeper.version +
-           ": live mode runs the installed ZooKeeper 3.8, whatever the model's version (remove the key, or run it with electsim run)";
-  }
-  if (scenario.zookeeper.thread_delay_max != sim::Duration::zero()) {
-    return "zookeeper.thread_delay_max: the real servers' threads are scheduled by the real machine (remove the key)";
-  }
-  for (const harness::Fault& fault : scenario.faults) {
-    if (!fault.after) continue;
-    const harness::TriggerKind* kind = harness::find_trigger_kind(fault.after->event);
-    if (kind != nullptr && (kind->site != nullptr || (kind->roles & harness::trigger_server) != 0)) {
-      return "a fault triggered by " + fault.after->event + ": live mode cannot see inside the real servers (only client-side events trigger faults there)";
-    }
-  }
-  if (scenario.zookeeper.servers > live_servers_max) {
-    return "zookeeper.servers: at most " + std::to_string(live_servers_max) + " real servers on one machine";
-  }
-  return std::nullopt;
-}
 
 LiveRunResult run_live(const harness::Scenario& scenario, const Installation& installation, const LiveRunOptions& options) {
   LiveRunResult result;

@@ -15,9 +15,6 @@
 
 namespace live {
 
-// Why `scenario` cannot run live at all (a recipe without a live client, writers), or nothing.
-std::optional<std::string> live_unsupported(const harness::Scenario& scenario);
-
 struct LiveRunOptions {
   std::ostream* trace_out = nullptr;
   std::ostream* progress = nullptr;  // a line per phase (stderr), or null

@@ -369,6 +369,10 @@ sim::Task<void> LiveZooKeeper::close() {
   // the owner still takes them.
   zhandle_t* handle = std::exchange(handle_, nullptr);
   zookeeper_close(handle);
+  // The handle never connects again: its proxy ports close (what it sent still drains to the
+  // server), and it no longer counts toward the proxy's clients at once (a Curator client makes a
+  // new handle after each expiry).
+  factory_.proxy().release(proxyClient_);
   state_ = zk::ClientCnxn::States::closed;
   traceState("CLOSED");
 }

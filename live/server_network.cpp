@@ -5,11 +5,15 @@
 #include <cstdlib>
 #include <fcntl.h>
 #include <fstream>
+#include <poll.h>
+#include <utility>
 #include <spawn.h>
 #include <stdexcept>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "live/interrupt_cleanup.h"
+#include "live/network_slot.h"
 #include "sim/assert.h"
 
 extern char** environ;
@@ -19,51 +23,6 @@ namespace live {
 namespace {
 
 constexpr int subnet_second_octet = 213;  // 10.213.K.0/24: private, and unlikely to be in use here
-
-std::filesystem::path slots_folder() { return std::filesystem::temp_directory_path() / "electsim-net"; }
-
-std::string bridge_name(int slot) { return "electsim-br" + std::to_string(slot); }
-std::string namespace_of(int slot, int sid) { return "electsim-" + std::to_string(slot) + "-" + std::to_string(sid); }
-std::string veth_name(int slot, int sid) { return "electsim-" + std::to_string(slot) + "v" + std::to_string(sid); }
-
-// Deletes what a run in `slot` made, whether or not it exists (errors ignored): the namespaces
-// first (their veth ends go with them), then the bridge.
-void remove_slot_resources(int slot) {
-  for (int sid = 1; sid <= 9; sid++) {
-    run_command({"ip", "netns", "del", namespace_of(slot, sid)});
-    run_command({"ip", "link", "del", veth_name(slot, sid)});
-  }
-  run_command({"ip", "link", "del", bridge_name(slot)});
-}
-
-bool owner_alive(const std::filesystem::path& slot_folder) {
-  std::ifstream owner(slot_folder / "owner");
-  long pid = 0;
-  if (!(owner >> pid) || pid <= 0) return true;  // being written by its owner right now
-  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH;
-}
-
-// Takes a free slot: mkdir is atomic, so two runs never get the same one. A slot whose owner died
-// (electsim killed before its destructors ran) is cleaned and reused.
-int take_slot(std::filesystem::path& folder) {
-  std::filesystem::create_directories(slots_folder());
-  for (int slot = 0; slot < network_slots_max; slot++) {
-    std::filesystem::path candidate = slots_folder() / ("slot-" + std::to_string(slot));
-    for (int attempt = 0; attempt < 2; attempt++) {
-      std::error_code error;
-      if (std::filesystem::create_directory(candidate, error)) {
-        std::ofstream(candidate / "owner") << ::getpid() << "\n";
-        folder = candidate;
-        return slot;
-      }
-      if (error || owner_alive(candidate)) break;
-      remove_slot_resources(slot);
-      std::filesystem::remove_all(candidate, error);
-    }
-  }
-  throw std::runtime_error("live mode: all " + std::to_string(network_slots_max) + " network slots under " +
-                           slots_folder().string() + " are taken");
-}
 
 void must(const std::vector<std::string>& argv, const std::string& input = "") {
   CommandResult result = run_command(argv, input);
@@ -100,20 +59,31 @@ std::filesystem::path find_admin_tool(const std::string& name) {
 CommandResult run_command(const std::vector<std::string>& argv, const std::string& input) {
   ELECTSIM_ASSERT(!argv.empty());
   std::filesystem::path program = find_admin_tool(argv[0]);
-  if (program.empty()) return CommandResult{127, argv[0] + ": not found"};
-  int to_child[2];
-  int from_child[2];
-  if (::pipe2(to_child, O_CLOEXEC) != 0) return CommandResult{-1, "pipe failed"};
-  if (::pipe2(from_child, O_CLOEXEC) != 0) {
-    ::close(to_child[0]);
-    ::close(to_child[1]);
-    return CommandResult{-1, "pipe failed"};
+  if (program.empty()) return CommandResult{127, argv[0] + ": not found", ""};
+  // Three pipes: stdin, stdout, stderr. Whatever fails to open is closed again.
+  int pipes[3][2] = {{-1, -1}, {-1, -1}, {-1, -1}};
+  auto close_all = [&] {
+    for (auto& ends : pipes) {
+      for (int& fd : ends) {
+        if (fd >= 0) ::close(fd);
+        fd = -1;
+      }
+    }
+  };
+  for (auto& ends : pipes) {
+    if (::pipe2(ends, O_CLOEXEC) != 0) {
+      close_all();
+      return CommandResult{-1, "pipe failed", ""};
+    }
   }
+  int (&to_child)[2] = pipes[0];
+  int (&from_stdout)[2] = pipes[1];
+  int (&from_stderr)[2] = pipes[2];
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, to_child[0], STDIN_FILENO);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, from_child[1], STDERR_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, from_stdout[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, from_stderr[1], STDERR_FILENO);
   std::vector<std::string> words = argv;
   words[0] = program.string();
   std::vector<char*> raw;
@@ -122,12 +92,13 @@ CommandResult run_command(const std::vector<std::string>& argv, const std::strin
   pid_t pid = 0;
   int spawned = ::posix_spawn(&pid, raw[0], &actions, nullptr, raw.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
-  ::close(to_child[0]);
-  ::close(from_child[1]);
+  ::close(std::exchange(to_child[0], -1));
+  ::close(std::exchange(from_stdout[1], -1));
+  ::close(std::exchange(from_stderr[1], -1));
   CommandResult result;
   if (spawned == 0) {
     // The inputs are rulesets of a few hundred bytes: far below a pipe's capacity, so writing all of
-    // it before reading stderr cannot deadlock.
+    // it before reading the outputs cannot deadlock.
     std::size_t written = 0;
     while (written < input.size()) {
       ssize_t count = ::write(to_child[1], input.data() + written, input.size() - written);
@@ -136,16 +107,31 @@ CommandResult run_command(const std::vector<std::string>& argv, const std::strin
       written += static_cast<std::size_t>(count);
     }
   }
-  ::close(to_child[1]);
-  char buffer[512];
-  while (true) {
-    ssize_t count = ::read(from_child[0], buffer, sizeof buffer);
-    if (count < 0 && errno == EINTR) continue;
-    if (count <= 0) break;
-    result.error_output.append(buffer, static_cast<std::size_t>(count));
+  ::close(std::exchange(to_child[1], -1));
+  // Both outputs at once (poll): a command that fills one pipe while we wait on the other would
+  // otherwise block for ever.
+  std::string* targets[2] = {&result.output, &result.error_output};
+  int sources[2] = {from_stdout[0], from_stderr[0]};
+  char buffer[4096];
+  while (sources[0] >= 0 || sources[1] >= 0) {
+    pollfd polled[2] = {{sources[0], POLLIN, 0}, {sources[1], POLLIN, 0}};
+    if (::poll(polled, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (int index = 0; index < 2; index++) {
+      if (sources[index] < 0 || polled[index].revents == 0) continue;
+      ssize_t count = ::read(sources[index], buffer, sizeof buffer);
+      if (count < 0 && errno == EINTR) continue;
+      if (count <= 0) {
+        sources[index] = -1;
+        continue;
+      }
+      targets[index]->append(buffer, static_cast<std::size_t>(count));
+    }
   }
-  ::close(from_child[0]);
-  if (spawned != 0) return CommandResult{127, argv[0] + ": cannot start"};
+  close_all();
+  if (spawned != 0) return CommandResult{127, argv[0] + ": cannot start", ""};
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
@@ -167,16 +153,17 @@ ServerNetwork::ServerNetwork(int servers) : servers_(servers) {
   delivered_.assign(static_cast<std::size_t>(servers), std::vector<bool>(static_cast<std::size_t>(servers), true));
   powered_off_.assign(static_cast<std::size_t>(servers), false);
   applied_.assign(static_cast<std::size_t>(servers), "");
-  slot_ = take_slot(slot_folder_);
+  slot_ = take_network_slot(slot_folder_);
+  register_cleanup_network_slot(slot_);
   try {
-    remove_slot_resources(slot_);  // leftovers of a run whose slot folder was removed by hand
-    std::string bridge = bridge_name(slot_);
+    remove_network_slot_links(slot_);  // leftovers of a run whose slot folder was removed by hand
+    std::string bridge = slot_bridge_name(slot_);
     must({"ip", "link", "add", bridge, "type", "bridge"});
     must({"ip", "addr", "add", gateway() + "/24", "dev", bridge});
     must({"ip", "link", "set", bridge, "up"});
     for (int sid = 1; sid <= servers_; sid++) {
       std::string space = namespace_name(sid);
-      std::string veth = veth_name(slot_, sid);
+      std::string veth = slot_veth_name(slot_, sid);
       must({"ip", "netns", "add", space});
       must({"ip", "link", "add", veth, "type", "veth", "peer", "name", "eth0", "netns", space});
       must({"ip", "link", "set", veth, "master", bridge, "up"});
@@ -196,9 +183,10 @@ ServerNetwork::~ServerNetwork() { remove_everything(); }
 void ServerNetwork::remove_everything() noexcept {
   if (slot_ < 0) return;
   try {
-    remove_slot_resources(slot_);
+    remove_network_slot_links(slot_);
     std::error_code ignored;
     std::filesystem::remove_all(slot_folder_, ignored);
+    unregister_cleanup_network_slot(slot_);
   } catch (...) {
     // A destructor: what could not be removed is swept by the next run that takes this slot.
   }
@@ -216,7 +204,7 @@ std::string ServerNetwork::gateway() const {
 
 std::string ServerNetwork::namespace_name(int sid) const {
   ELECTSIM_ASSERT(sid >= 1 && sid <= servers_);
-  return namespace_of(slot_, sid);
+  return slot_namespace_name(slot_, sid);
 }
 
 std::vector<std::string> ServerNetwork::exec_prefix(int sid) const {

@@ -16,8 +16,10 @@
 //
 // Needs root (or CAP_NET_ADMIN), `ip` (iproute2) and `nft` (nftables). unavailable_reason() says
 // what is missing; the constructor throws with the failed command's message. The destructor deletes
-// everything it made; a run killed before it could leaves its slot behind, which the next run that
-// finds the slot's owner dead removes.
+// everything it made. A run killed before it could leaves its slot behind (live/network_slot.h):
+// `electsim live --cleanup`, and every live or conformance run at its start, remove the slots whose
+// owner is gone (live/leftovers.h); a signal's cleanup removes the running process's own
+// (live/interrupt_cleanup.h).
 #pragma once
 
 #include <filesystem>
@@ -25,9 +27,9 @@
 #include <string>
 #include <vector>
 
-namespace live {
+#include "live/network_slot.h"
 
-inline constexpr int network_slots_max = 200;
+namespace live {
 
 class ServerNetwork {
  public:
@@ -67,10 +69,12 @@ class ServerNetwork {
 };
 
 // Runs `argv` (argv[0] looked up in $PATH, then /usr/sbin and /sbin), with `input` on its stdin;
-// returns its exit status and what it wrote on stderr. For `ip` and `nft`; not for long commands.
+// returns its exit status and what it wrote on stdout and stderr. For `ip` and `nft`; not for long
+// commands.
 struct CommandResult {
   int exit_status = -1;
   std::string error_output;
+  std::string output;
 };
 CommandResult run_command(const std::vector<std::string>& argv, const std::string& input = "");
 

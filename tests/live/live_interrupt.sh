@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One SIGINT (then, in a second run, one SIGTERM) a few seconds into `electsim live`: the run ends
-# early and is reported (exit 1, "interrupted": true in the JSON), and no server JVM is left. Exit 77
-# (ctest: skipped) when live mode is unavailable here.
+# early and is reported (exit 1, "interrupted": true in the JSON), no server JVM is left, and its
+# temp folder is gone. Exit 77 (ctest: skipped) when live mode is unavailable here.
 set -uo pipefail
 electsim=$1
 scenario=$2
@@ -10,6 +10,11 @@ for signal in INT TERM; do
   "$electsim" live "$scenario" --json > "$out" 2>&1 &
   pid=$!
   sleep 6
+  # The run's temp folder: the one whose owner file names this electsim.
+  folder=""
+  for owner in "${TMPDIR:-/tmp}"/electsim-live-*/owner; do
+    [[ -f $owner ]] && read -r owner_pid _ < "$owner" && [[ $owner_pid == "$pid" ]] && folder=$(dirname "$owner")
+  done
   kill -s "$signal" "$pid"
   wait "$pid"
   status=$?
@@ -29,5 +34,9 @@ for signal in INT TERM; do
     echo "FAILED: SIG$signal left a ZooKeeper JVM running"
     exit 1
   fi
-  echo "SIG$signal: reported as interrupted (exit 1), nothing left running"
+  if [[ -z $folder || -e $folder ]]; then
+    echo "FAILED: SIG$signal: the run's temp folder '${folder:-(none seen)}' is not removed"
+    exit 1
+  fi
+  echo "SIG$signal: reported as interrupted (exit 1), nothing left running, $folder removed"
 done

@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <set>
 #include <unistd.h>
@@ -10,6 +12,7 @@
 #include "live/child_process.h"
 #include "live/ensemble.h"
 #include "live/four_letter.h"
+#include "live/owner_file.h"
 
 namespace {
 
@@ -70,6 +73,33 @@ TEST(ChildProcess, KillEndsTheWholeProcessGroupAndUnregisters) {
   };
   for (int attempt = 0; attempt < 100 && !dead(); attempt++) ::usleep(10'000);
   EXPECT_TRUE(dead());
+}
+
+
+TEST(LiveEnsemble, WritesTheSessionTimeoutBoundsAndAnOwnerAndRemovesItsFolder) {
+  // zoo.cfg gets the scenario's minSessionTimeout and maxSessionTimeout (they bound what the servers
+  // negotiate); the folder names its owner, so a sweep after kill -9 can tell it is a leftover.
+  live::LiveEnsembleConfig config;
+  config.servers = 2;
+  config.min_session_timeout = std::chrono::milliseconds(3000);
+  config.max_session_timeout = std::chrono::milliseconds(50000);
+  std::filesystem::path folder;
+  {
+    live::LiveEnsemble ensemble(config, live::Installation{});  // no server is started: no JVM needed
+    folder = ensemble.folder();
+    std::ifstream cfg(folder / "zk2" / "zoo.cfg");
+    std::string text((std::istreambuf_iterator<char>(cfg)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("\nminSessionTimeout=3000\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("\nmaxSessionTimeout=50000\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("\ntickTime=2000\n"), std::string::npos) << text;
+    EXPECT_EQ(live::folder_owner(folder), live::FolderOwner::alive);
+  }
+  EXPECT_FALSE(std::filesystem::exists(folder));
+  // Without the scenario's bounds, ZooKeeper's own defaults (2 and 20 ticks): nothing written.
+  live::LiveEnsemble defaults(live::LiveEnsembleConfig{}, live::Installation{});
+  std::ifstream cfg(defaults.folder() / "zk1" / "zoo.cfg");
+  std::string text((std::istreambuf_iterator<char>(cfg)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text.find("SessionTimeout"), std::string::npos) << text;
 }
 
 }  // namespace
