@@ -423,7 +423,12 @@ int command_merge(const Arguments& arguments) {
     return merged.failures == 0 ? exit_ok : exit_failed;
   }
   require_disjoint(files, shards);
-  harness::ExploreSummary merged = harness::merge_summaries(shards, files);
+  harness::ExploreSummary merged;
+  try {
+    merged = harness::merge_summaries(shards, files);
+  } catch (const std::overflow_error& error) {
+    throw UsageError("merge: " + std::string(error.what()));
+  }
   if (json) {
     std::cout << harness::toJson(merged).dump() << "\n";
   } else {

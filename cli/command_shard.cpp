@@ -61,8 +61,9 @@ ShardingResult parse_previous(const std::string& text) {
     if (!items.is_array()) throw UsageError("shard: --previous: the value of '" + id + "' must be a list of items");
     std::vector<int> list;
     for (const auto& item : items) {
-      if (!item.is_number_integer() || item.get<long long>() < 0 || item.get<long long>() > INT_MAX) {
-        throw UsageError("shard: --previous: '" + id + "' has an item that is not an integer within 0.." + std::to_string(INT_MAX));
+      // An item past --total is a count that shrank (noted below); past the largest count there is, a typo.
+      if (!item.is_number_integer() || item.get<long long>() < 0 || item.get<long long>() >= total_max) {
+        throw UsageError("shard: --previous: '" + id + "' has an item that is not an integer within 0.." + std::to_string(total_max - 1));
       }
       if (!seen.insert(item.get<long long>()).second) {
         throw UsageError("shard: --previous: item " + std::to_string(item.get<long long>()) + " has two owners");

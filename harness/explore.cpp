@@ -9,7 +9,9 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <limits>
 #include <optional>
+#include <stdexcept>
 #include <system_error>
 #include <thread>
 
@@ -363,6 +365,7 @@ ExploreSummary summary_from_json(const nlohmann::json& json) {
     summary.failures = count_at(json, "failures");
     std::uint64_t by_property = 0;
     for (const auto& [name, count] : json.at("failures_by_property").items()) {
+      if (!is_known_property(name) && name != "finding" && name != "limit") throw std::runtime_error("failures_by_property names an unknown property '" + name + "'");
       std::uint64_t failures = count_at(json.at("failures_by_property"), name, "failures_by_property");
       summary.failures_by_property[name] = failures;
       if (failures > summary.failures || by_property > summary.failures - failures) throw std::runtime_error("failures_by_property adds up to more than failures");
@@ -391,7 +394,9 @@ ExploreSummary summary_from_json(const nlohmann::json& json) {
     for (const auto& [name, count] : json.at("observed").items()) summary.observed[name] = count_at(json.at("observed"), name, "observed");
     summary.interrupted = json.value("interrupted", false);
     summary.stopped_at_first_failure = json.value("stopped_at_first_failure", false);
-    if (json.contains("seeds")) {
+    // Every summary electsim writes names its seeds; without them, nothing says which runs it covers.
+    if (!json.contains("seeds")) throw std::runtime_error("seeds is missing: which seeds did this summary run?");
+    {
       const nlohmann::json& seeds = json.at("seeds");
       summary.seed_first = count_at(seeds, "first", "seeds");
       summary.seed_end = count_at(seeds, "end", "seeds");
@@ -449,6 +454,17 @@ ExploreSummary summary_from_json(const nlohmann::json& json) {
   }
 }
 
+namespace {
+// A sum of counts that no sweep can reach: the summaries were edited, or are not what they say.
+void add_count(std::uint64_t& total, std::uint64_t more, const char* what, const std::string& file) {
+  if (more > std::numeric_limits<std::uint64_t>::max() - total) {
+    throw std::overflow_error(std::string(what) + " of " + (file.empty() ? std::string("a summary") : file) +
+                              " take the total past 2^64-1: no sweep counts that many");
+  }
+  total += more;
+}
+}  // namespace
+
 ExploreSummary merge_summaries(const std::vector<ExploreSummary>& shards, const std::vector<std::string>& files) {
   ExploreSummary merged;
   bool first_shard = true;
@@ -462,10 +478,11 @@ ExploreSummary merge_summaries(const std::vector<ExploreSummary>& shards, const 
                                                     shard.seed_end, shard.runs, shard.failures,
                                                     shard.first_failure ? shard.first_failure->file : std::string()});
     }
-    merged.runs += shard.runs;
-    merged.failures += shard.failures;
+    const std::string file = at < files.size() ? files[at] : std::string();
+    add_count(merged.runs, shard.runs, "the runs", file);
+    add_count(merged.failures, shard.failures, "the failures", file);
     for (const auto& [name, count] : shard.failures_by_property) merged.failures_by_property[name] += count;
-    merged.events += shard.events;
+    add_count(merged.events, shard.events, "the events", file);
     merged.sim_seconds += shard.sim_seconds;
     // Shards ran side by side: the sweep took as long as the slowest.
     merged.wall_seconds = std::max(merged.wall_seconds, shard.wall_seconds);
