@@ -82,7 +82,7 @@ int command_run(const Arguments& arguments) {
     try {
       harness::NarrationFilter filter = harness::NarrationFilter::parse(narrate);
       narration.emplace(std::cerr, filter);
-      if (filter.wants_messages()) run_options.message_describer = &harness::describe_message;
+      if (filter.needs_messages()) run_options.message_describer = &harness::describe_message;
     } catch (const std::invalid_argument& error) {
       throw UsageError("run: --narrate: " + std::string(error.what()));
     }

@@ -16,10 +16,15 @@ NarratedEvent told(NarrationTopic topic, std::string text) { return NarratedEven
 
 std::string server(std::int64_t sid) { return "zk" + std::to_string(sid); }
 
-std::string millis(std::int64_t nanos) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f ms", static_cast<double>(nanos) / 1e6);
-  return text;
+// Durations as the rest of electsim writes them (stdout's timeline, --json): "217.6ms", "2s".
+std::string millis(std::int64_t nanos) { return sim::format_duration(sim::Duration(nanos)); }
+
+
+// zab.follower_lost_leader's reasons, in words.
+std::string lost_leader_text(std::string_view reason) {
+  if (reason == "read timeout") return "no packet from the leader for syncLimit (a live leader pings every tickTime/2)";
+  if (reason == "connection closed") return "the leader closed the connection (it crashed or stopped leading)";
+  return std::string(reason);
 }
 
 std::string vote_text(std::int64_t leader, std::int64_t zxid, std::int64_t peer_epoch) {
@@ -61,6 +66,13 @@ std::string_view narration_topic_name(NarrationTopic topic) {
     case NarrationTopic::net: return "net";
   }
   return "?";
+}
+
+std::string time_text(sim::Instant time) {
+  std::int64_t nanos = sim::nanos(time);
+  char text[40];
+  std::snprintf(text, sizeof text, "%lld.%06llds", static_cast<long long>(nanos / 1000000000), static_cast<long long>(nanos % 1000000000 / 1000));
+  return text;
 }
 
 std::string hex(std::int64_t value) {
@@ -120,8 +132,37 @@ bool Narrator::first_telling(const sim::TraceEvent& event) {
   return zxid == told_zxid_ && event.node == told_node_;
 }
 
+NarrationRank Narrator::rank_of(std::string_view kind, const NarratedEvent& told) {
+  if (kind == "node.start") return NarrationRank::change;
+  if (kind.starts_with("fault.") || kind.starts_with("node.")) return NarrationRank::fault;
+  static constexpr std::string_view changes[] = {
+      "zk.state", "fle.decide", "zab.established", "zab.following", "zab.leader_shutdown", "zab.follower_lost_leader", "zab.learner_dropped",
+      "zk.exit", "zk.protocol_error", "session.expire", "session.close", "client.state", "curator.handle_replaced", "zk.client.timeout",
+      "server.session", "latch.leader", "latch.not_leader", "latch.reset", "selector.leader", "selector.released", "instance.shutdown",
+      "job.leader", "job.not_leader", "job.sharding", "job.shutdown", "job.startup_failed", "job.operator", "why.job_election",
+      "es.elected", "es.master", "es.rejoin", "es.publish_failed", "es.fault_detection", "es.join", "es.another_master",
+      "naive.master", "naive.release", "property.violation"};
+  for (std::string_view change : changes) {
+    if (kind == change) return NarrationRank::change;
+  }
+  static constexpr std::string_view steps[] = {"fle.quorum", "why.finalize_wait", "why.job_latch", "es.commit", "zab.discovery", "zab.sync",
+                                               "server.refuse", "server.cnxn_expire", "job.resharding_flag", "job.reconcile", "es.publish_timeout"};
+  for (std::string_view step : steps) {
+    if (kind == step) return NarrationRank::step;
+  }
+  // An ephemeral or latch node created or deleted, a latch watch fired: the recipes' steps.
+  if (kind.starts_with("znode.") || (kind == "watch.fire" && told.about(NarrationTopic::latch))) return NarrationRank::step;
+  return NarrationRank::detail;
+}
+
 std::optional<NarratedEvent> Narrator::narrate(const sim::TraceEvent& event) {
-  std::string_view kind = event.kind;
+  std::optional<NarratedEvent> told = narrate_kind(event, event.kind);
+  if (told && told->rank == NarrationRank::detail) told->rank = rank_of(event.kind, *told);
+  return told;
+}
+
+std::optional<NarratedEvent> Narrator::narrate_kind(const sim::TraceEvent& event, std::string_view kind) {
+  if (kind.starts_with("why.")) return narrate_why(event, kind);
   if (kind.starts_with("fault.") || kind.starts_with("node.")) return narrate_fault(event, kind);
   if (kind.starts_with("fle.") || kind == "zk.state") return narrate_election(event, kind);
   if (kind.starts_with("zab.") || kind.starts_with("zk.") || kind.starts_with("server.")) {
@@ -158,7 +199,17 @@ std::optional<NarratedEvent> Narrator::narrate_fault(const sim::TraceEvent& even
     return told(NarrationTopic::fault, text);
   }
   bool after_fault = last_fault_ && last_fault_->time == event.time && last_fault_->node == event.node;
+  if (kind == "node.crash" || kind == "node.power_off") {
+    ServerState& z = zk_[event.node];
+    z.down = true;
+    z.down_since = event.time;
+    z.serving = false;
+  }
   if (kind == "node.start") {
+    ServerState& z = zk_[event.node];
+    z.down = false;
+    z.started = true;
+    z.state.clear();
     std::int64_t starts = event.integer("starts", 1);
     return told(NarrationTopic::fault, starts <= 1 ? "process starts" : "process starts again (start #" + std::to_string(starts) + ")");
   }
@@ -171,14 +222,24 @@ std::optional<NarratedEvent> Narrator::narrate_fault(const sim::TraceEvent& even
 std::optional<NarratedEvent> Narrator::narrate_election(const sim::TraceEvent& event, std::string_view kind) {
   sim::NodeId node = event.node;
   if (kind == "zk.state") {
-    if (event.text("state") != "LOOKING") return std::nullopt;  // FOLLOWING and LEADING: fle.decide tells why
+    std::string_view state = event.text("state");
+    if (state != "LOOKING") {
+      // FOLLOWING and LEADING: fle.decide tells why.
+      ServerState& z = zk_[node];
+      z.state = std::string(state);
+      z.since = event.time;
+      z.why.clear();
+      return std::nullopt;
+    }
     quorum_since_.erase(node);
-    return told(NarrationTopic::zk, "is LOOKING (currentEpoch " + std::to_string(event.integer("epoch")) + "): a leader election starts");
+    std::string cause = looking_cause(node, event.time);
+    return told(NarrationTopic::zk, "is LOOKING (currentEpoch " + std::to_string(event.integer("epoch")) + "): " + cause + "; a leader election starts");
   }
   if (kind == "fle.vote") {
     Vote before = votes_[node];
     Vote now{event.integer("leader"), event.integer("zxid"), event.integer("peer_epoch")};
     votes_[node] = now;
+    zk_[node].round = event.integer("round");
     quorum_since_.erase(node);
     std::string round = std::to_string(event.integer("round"));
     std::string_view reason = event.text("reason");
@@ -189,39 +250,50 @@ std::optional<NarratedEvent> Narrator::narrate_election(const sim::TraceEvent& e
       return told(NarrationTopic::zk, "hears " + server(from) + "'s round " + round + ", newer than its own: forgets its votes, now votes for " +
                                           vote_text(now.leader, now.zxid, now.peer_epoch) + tell);
     }
-    std::string whose = from == now.leader ? server(from) + "'s vote" : server(from) + "'s vote for " + server(now.leader);
+    bool own = names_.size() > node && names_[node] == server(from);
+    std::string whose = own ? "the vote for " + server(now.leader) + " of its own earlier notification (sent to itself, read only now)"
+                      : from == now.leader ? server(from) + "'s vote"
+                                           : server(from) + "'s vote for " + server(now.leader);
     return told(NarrationTopic::zk, "adopts " + whose + ": " + std::string(reason) + " (it voted for " + vote_text(before.leader, before.zxid, before.peer_epoch) +
                                         ")" + tell);
   }
   if (kind == "fle.notification") {
     std::int64_t from = event.integer("from");
     std::string_view outcome = event.text("outcome");
-    std::string interrupted;
-    if (auto wait = quorum_since_.find(node); wait != quorum_since_.end()) {
-      interrupted = "finalizeWait cut short after " + millis(sim::nanos(event.time) - sim::nanos(wait->second)) + " by a better vote; ";
-      quorum_since_.erase(wait);
-    }
     if (names_.size() > node && names_[node] == server(from)) return std::nullopt;  // its own vote, back through the loopback
-    if (outcome == "adopted" || outcome == "newer round") {
-      if (interrupted.empty()) return std::nullopt;  // the fle.vote line that follows tells it
-      return told(NarrationTopic::zk, interrupted + "the election goes on");
+    if (outcome == "adopted" || outcome == "newer round") return std::nullopt;  // the fle.vote line that follows tells it
+    // A notification read long after it was sent: its sender has moved on since (D21).
+    std::string stale;
+    for (sim::NodeId sender = 0; sender < names_.size(); sender++) {
+      if (names_[sender] != server(from)) continue;
+      auto known = zk_.find(sender);
+      if (known == zk_.end()) break;
+      const ServerState& them = known->second;
+      if (event.text("state") == "LOOKING" && (them.state == "FOLLOWING" || them.state == "LEADING") && them.since < event.time) {
+        stale = " (stale: " + server(from) + " has been " + them.state + " since " + time_text(them.since) +
+                "; this is an older notification of its, queued or re-sent on connect, read only now)";
+      } else if (event.text("state") == "LOOKING" && them.round > event.integer("round")) {
+        stale = " (stale: " + server(from) + " is in round " + std::to_string(them.round) + " by now; this older notification was read only now)";
+      }
+      break;
     }
     std::string heard = "hears " + server(from) + " (" + std::string(event.text("state")) + ", round " + std::to_string(event.integer("round")) +
-                        ") vote for " + vote_text(event.integer("leader"), event.integer("zxid"), event.integer("peer_epoch"));
+                        ") vote for " + vote_text(event.integer("leader"), event.integer("zxid"), event.integer("peer_epoch")) + stale;
     if (outcome == "recorded") {
       Vote ours = votes_[node];
       bool same = ours.leader == event.integer("leader");
-      return told(NarrationTopic::zk, interrupted + heard + (same ? ": the same as its own, counted" : ": no better than its own vote for " + server(ours.leader) + ", counted"));
+      return told(NarrationTopic::zk, heard + (same ? ": the same as its own, counted" : ": no better than its own vote for " + server(ours.leader) + ", counted"));
     }
-    if (outcome.starts_with("settled")) return told(NarrationTopic::zk, interrupted + heard + ": with it a quorum follows " + server(event.integer("leader")) + ", which says LEADING");
-    if (outcome.starts_with("recorded (out of election)")) return told(NarrationTopic::zk, interrupted + heard + ": kept aside (out of election) until a quorum says the same");
-    return told(NarrationTopic::zk, interrupted + heard + ": " + std::string(outcome));
+    if (outcome.starts_with("settled")) return told(NarrationTopic::zk, heard + ": with it a quorum follows " + server(event.integer("leader")) + ", which says LEADING");
+    if (outcome.starts_with("recorded (out of election)")) return told(NarrationTopic::zk, heard + ": kept aside (out of election) until a quorum says the same");
+    return told(NarrationTopic::zk, heard + ": " + std::string(outcome));
   }
   if (kind == "fle.timeout") {
     return told(NarrationTopic::zk, "no notification in time: re-sends its vote (or reconnects), and now waits up to " + millis(event.integer("next_timeout")));
   }
   if (kind == "fle.quorum") {
     quorum_since_[node] = event.time;
+    zk_[node].dropped_in_wait = 0;
     std::string of = servers_ > 0 ? " of " + std::to_string(servers_) : "";
     return told(NarrationTopic::zk, "a quorum (" + std::to_string(event.integer("votes")) + of + " votes in round " + std::to_string(event.integer("round")) +
                                         ") agrees on " + server(event.integer("leader")) + ": waits finalizeWait for a better vote before deciding");
@@ -234,7 +306,21 @@ std::optional<NarratedEvent> Narrator::narrate_election(const sim::TraceEvent& e
     std::string why(how);
     if (how == "quorum and finalizeWait") {
       auto wait = quorum_since_.find(node);
-      std::string waited = wait == quorum_since_.end() ? "" : " (" + millis(sim::nanos(event.time) - sim::nanos(wait->second)) + ")";
+      std::string waited;
+      if (wait != quorum_since_.end()) {
+        std::int64_t took = sim::nanos(event.time) - sim::nanos(wait->second);
+        std::size_t dropped = zk_[node].dropped_in_wait;
+        waited = " (" + millis(took);
+        if (dropped > 0) {
+          // FastLeaderElection: recvqueue.poll(finalizeWait) again after each notification that is no better.
+          waited += ": " + std::to_string(dropped) + (dropped == 1 ? " notification" : " notifications") +
+                    " no better than its vote came in and each restarted the " + millis(zk_[node].finalize_wait) +
+                    " poll, so the wait ended " + millis(zk_[node].finalize_wait) + " after the last one, read at " + time_text(zk_[node].last_dropped);
+        } else if (took > zk_[node].finalize_wait) {
+          waited += ": finalizeWait plus the time to process the notification before it";
+        }
+        waited += ")";
+      }
       why = "finalizeWait" + waited + " brought no better vote";
     } else if (how == "same round, quorum following") {
       why = "a quorum of its round already follows " + leader;
@@ -245,6 +331,75 @@ std::optional<NarratedEvent> Narrator::narrate_election(const sim::TraceEvent& e
     return told(NarrationTopic::zk, "decides: " + why + " -> " + role);
   }
   return told(NarrationTopic::zk, std::string(kind) + ": " + generic_fields(event));
+}
+
+std::string Narrator::looking_cause(sim::NodeId node, sim::Instant time) {
+  ServerState& z = zk_[node];
+  std::string previous = z.state;
+  std::string cause;
+  if (z.started || previous.empty()) {
+    cause = "its process has just started";
+  } else if (previous == "FOLLOWING" || previous == "LEADING") {
+    std::string role = previous == "FOLLOWING" ? "it leaves FOLLOWING" : "it leaves LEADING";
+    cause = role + (z.why.empty() ? " (the model gave no reason)" : ": " + z.why);
+    z.looking_because = cause;
+    if (z.serving) cause += "; it stops serving and closes its client connections";
+  } else {
+    cause = "its election ended without a leader";
+  }
+  z.state = "LOOKING";
+  z.since = time;
+  z.started = false;
+  z.serving = false;
+  if (previous != "FOLLOWING" && previous != "LEADING") z.looking_because = cause;
+  z.why.clear();
+  return cause;
+}
+
+std::optional<NarratedEvent> Narrator::narrate_why(const sim::TraceEvent& event, std::string_view kind) {
+  sim::NodeId node = event.node;
+  if (kind == "why.follower") {
+    zk_[node].why = std::string(event.text("reason"));
+    return std::nullopt;  // told in the LOOKING sentence that follows
+  }
+  if (kind == "why.finalize_wait") {
+    ServerState& z = zk_[node];
+    z.finalize_wait = event.integer("wait", z.finalize_wait);
+    if (event.text("outcome") == "dropped") {
+      z.dropped_in_wait++;
+      z.last_dropped = event.time;
+      return std::nullopt;
+    }
+    std::string after;
+    if (auto wait = quorum_since_.find(node); wait != quorum_since_.end()) {
+      after = " after " + millis(sim::nanos(event.time) - sim::nanos(wait->second));
+      quorum_since_.erase(wait);
+    }
+    std::int64_t from = event.integer("from");
+    std::string whose = names_.size() > node && names_[node] == server(from) ? "its own earlier notification's vote for " + server(event.integer("leader"))
+                                                                               : server(from) + "'s vote for " + server(event.integer("leader"));
+    return told(NarrationTopic::zk, "finalizeWait cut short" + after + ": " + whose +
+                                        " beats its own, so it goes back to the end of the queue and the election goes on");
+  }
+  if (kind == "why.client_disconnect") {
+    sim::NodeId server_node = static_cast<sim::NodeId>(event.integer("server", sim::no_node));
+    client_why_[node] = disconnect_cause(server_node, event.time);
+    return std::nullopt;
+  }
+  if (kind == "why.es_ping" || kind == "why.es_publish") {
+    es_minimum_master_nodes_[node] = event.integer("minimum_master_nodes");
+    es_legacy_[node] = event.boolean("legacy");
+    return std::nullopt;
+  }
+  if (kind == "why.job_belief") {
+    std::string_view reason = event.text("reason");
+    job_why_[node] = reason == "shutdown" ? "it is shutting down"
+                     : reason == "gone"   ? "the leader node is gone (its holder's session ended, it abdicated, or it was removed)"
+                                          : "the leader node holds " + std::string(event.text("holder")) + ", not its id";
+    return std::nullopt;
+  }
+  if (kind == "why.job_election" || kind == "why.job_latch") return narrate_job(event, kind);
+  return std::nullopt;
 }
 
 std::optional<NarratedEvent> Narrator::narrate_zab(const sim::TraceEvent& event, std::string_view kind) {
@@ -258,18 +413,39 @@ std::optional<NarratedEvent> Narrator::narrate_zab(const sim::TraceEvent& event,
                                         hex(event.integer("peer_zxid")) + ", the leader " + hex(event.integer("leader_zxid")) + ")");
   }
   if (kind == "zab.established") {
+    zk_[event.node].serving = true;
     return told(NarrationTopic::zk, "leads epoch " + std::to_string(event.integer("epoch")) + ": a quorum acknowledged NEWLEADER; it serves clients from zxid " +
                                         hex(event.integer("zxid")));
   }
   if (kind == "zab.following") {
+    zk_[event.node].serving = true;
     return told(NarrationTopic::zk, "follows " + server(event.integer("leader")) + " in epoch " + std::to_string(event.integer("epoch")) + " (synced, UPTODATE)");
   }
-  if (kind == "zab.leader_shutdown") return told(NarrationTopic::zk, "stops leading: " + std::string(event.text("reason")));
+  if (kind == "zab.leader_shutdown") {
+    std::string reason(event.text("reason"));
+    std::string because = reason.starts_with("Not sufficient followers synced") ? ": it no longer hears a quorum of followers within syncLimit"
+                          : reason.starts_with("Waiting for a quorum") ? ": a quorum did not acknowledge NEWLEADER within initLimit"
+                          : reason.starts_with("Timeout while waiting for epoch") ? ": a quorum did not join within initLimit"
+                                                                                   : "";
+    zk_[event.node].why = "it stopped leading (" + reason + ")" + because;
+    return told(NarrationTopic::zk, "stops leading: " + reason + because);
+  }
   if (kind == "zab.follower_lost_leader") {
-    return told(NarrationTopic::zk, "loses its leader " + server(event.integer("leader")) + ": " + std::string(event.text("reason")));
+    std::string reason = lost_leader_text(event.text("reason"));
+    zk_[event.node].why = "it lost its leader " + server(event.integer("leader")) + ": " + reason;
+    return told(NarrationTopic::zk, "loses its leader " + server(event.integer("leader")) + ": " + reason);
   }
   if (kind == "zab.learner_dropped") return told(NarrationTopic::zk, "drops follower " + server(event.integer("sid")) + ": " + std::string(event.text("reason")));
-  if (kind == "zk.exit") return told(NarrationTopic::zk, "exits (System.exit): " + std::string(event.text("reason")));
+  if (kind == "zk.exit") {
+    zk_[event.node].why = "it exits (System.exit): " + std::string(event.text("reason"));
+    return told(NarrationTopic::zk, "exits (System.exit): " + std::string(event.text("reason")));
+  }
+  if (kind == "zk.protocol_error") {
+    std::string jira(event.text("jira"));
+    std::string text = "protocol error in " + std::string(event.text("where")) + ": " + std::string(event.text("error")) + (jira.empty() ? "" : " (" + jira + ")");
+    if (zk_[event.node].why.empty()) zk_[event.node].why = text;
+    return told(NarrationTopic::zk, text);
+  }
   if (kind == "server.refuse") {
     return told(NarrationTopic::session, "refuses a client that has seen zxid " + hex(event.integer("client_zxid")) + ", newer than its own " +
                                              hex(event.integer("our_zxid")));

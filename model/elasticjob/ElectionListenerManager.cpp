@@ -14,8 +14,18 @@ sim::Eager<void> LeaderElectionJobListener::onChange(const DataChangedEvent& eve
 sim::Task<void> LeaderElectionJobListener::electIfNeeded(const DataChangedEvent& event) {
   // isActiveElection(...) || isPassiveElection(...), in Java's order (short-circuit).
   bool elect = co_await isActiveElection(event);
-  if (!elect) elect = co_await isPassiveElection(event);
-  if (elect) co_await leaderService_.electLeader();
+  const char* kind = "active";  // for the narration's observation below
+  if (!elect) {
+    elect = co_await isPassiveElection(event);
+    kind = "passive";
+  }
+  if (elect) {
+    // Why this instance runs an election (an observation: not hashed).
+    env_.sim().trace().observe(env_.node.id(), "why.job_election",
+                               {{"job", env_.jobName()}, {"kind", kind}, {"path", event.key}, {"value", event.value},
+                                {"deleted", event.type == DataChangedEvent::Type::DELETED}});
+    co_await leaderService_.electLeader();
+  }
 }
 
 sim::Task<bool> LeaderElectionJobListener::isActiveElection(const DataChangedEvent& event) {

@@ -24,7 +24,10 @@ sim::Task<void> LeaderService::LeaderElectionExecutionCallback::execute() {
   // ones after it find it and leave it alone.
   if (!env.bugs.no_has_leader_check) {
     bool hasLeader = co_await service_.hasLeader();
-    if (hasLeader) co_return;
+    if (hasLeader) {
+      env.sim().trace().observe(env.node.id(), "why.job_latch", {{"job", env.jobName()}, {"outcome", "leader node exists"}});
+      co_return;
+    }
   }
   // getJobInstance(jobName).getJobInstanceId() of a job shut down meanwhile throws; executeInLeader
   // wraps it in a RegException. There is no isShutdown check: a job shut down after this read still
@@ -32,6 +35,9 @@ sim::Task<void> LeaderService::LeaderElectionExecutionCallback::execute() {
   std::string localId = env.requireLocalInstanceId("LeaderElectionExecutionCallback");
   zk::Code code = co_await env.storage.fillEphemeralJobNode(std::string(LeaderNode::INSTANCE), localId);
   co_await sim::reach(env.sim(), env.node.id(), sites::leader_node_written, {"job", env.jobName()}, {"code", zk::code_name(code)});
+  env.sim().trace().observe(env.node.id(), "why.job_latch",
+                            {{"job", env.jobName()}, {"outcome", code == zk::Code::ok ? "created" : "create failed"}, {"code", zk::code_name(code)},
+                             {"checked", !env.bugs.no_has_leader_check}});
   if (code == zk::Code::ok) {
     service_.directView_ = true;
     service_.refreshBelief();
@@ -50,7 +56,10 @@ sim::Task<bool> LeaderService::isLeaderUntilBlock() {
     co_await env_.sim().sleep(waitingShortTime);
     if (env_.isShutdown()) continue;
     bool localAvailable = co_await serverService_.isAvailableServer(env_.localIp());
-    if (localAvailable) co_await electLeader();
+    if (localAvailable) {
+      env_.sim().trace().observe(env_.node.id(), "why.job_election", {{"job", env_.jobName()}, {"kind", "on-demand"}, {"polls", polls}});
+      co_await electLeader();
+    }
   }
   co_return co_await isLeader();
 }
@@ -102,6 +111,14 @@ void LeaderService::refreshBelief() {
   bool belief = computeBelief();
   if (belief == belief_) return;
   belief_ = belief;
+  if (!belief) {
+    // Why the belief ends, for the narration (an observation: not hashed).
+    const std::string* cached = env_.storage.getCachedOnly(leaderInstancePath_);
+    const char* why = env_.isShutdown() ? "shutdown"
+                    : cached == nullptr ? "gone"
+                                        : "other";
+    env_.sim().trace().observe(env_.node.id(), "why.job_belief", {{"job", env_.jobName()}, {"reason", why}, {"holder", cached == nullptr ? std::string_view() : std::string_view(*cached)}});
+  }
   env_.sim().trace().emit(env_.node.id(), belief ? "job.leader" : "job.not_leader", {{"job", env_.jobName()}, {"id", localInstanceId_}});
 }
 

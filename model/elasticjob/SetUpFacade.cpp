@@ -4,6 +4,8 @@ namespace elasticjob {
 
 sim::Task<void> SetUpFacade::registerStartUpInfo(bool enabled, sim::Rng& random) {
   listenerManager_.startAllListeners(random);
+  // Why this instance runs an election, for the narration (an observation: not hashed).
+  env_.sim().trace().observe(env_.node.id(), "why.job_election", {{"job", env_.jobName()}, {"kind", "startup"}});
   co_await services_.leaderService.electLeader();
   co_await services_.serverService.persistOnline(enabled);
   co_await services_.instanceService.persistOnline();

@@ -135,6 +135,9 @@ sim::Task<void> ZenDiscovery::publish(ClusterChangedEvent event) {
   // The state changed locally while the task ran (another master published to us, say).
   if (event.previousState != committedState_) throw EsException(ErrorKind::failed_to_commit, "state was mutated while calculating new CS update");
   pendingStatesQueue_.addPending(newState);
+  // The setting the commit below depends on, for the narration (an observation: not hashed).
+  node_.sim().trace().observe(node_.id(), "why.es_publish",
+                              {{"version", newState->version}, {"minimum_master_nodes", electMaster_.minimumMasterNodes()}, {"legacy", legacy()}});
 
   std::optional<EsException> failure;
   try {

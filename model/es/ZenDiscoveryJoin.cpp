@@ -147,6 +147,8 @@ sim::Task<std::optional<NodeId>> ZenDiscovery::findMaster() {
     if (response.master != sim::no_node && response.master != node_.id()) activeMasters.push_back(response.master);
     masterCandidates.push_back(ElectMasterService::MasterCandidate{response.node, response.clusterStateVersion});
   }
+  // The setting behind the decision below, for the narration (an observation: not hashed).
+  node_.sim().trace().observe(node_.id(), "why.es_ping", {{"minimum_master_nodes", electMaster_.minimumMasterNodes()}, {"legacy", false}});
   node_.sim().trace().emit(node_.id(), "es.ping",
                            {{"responses", static_cast<std::uint64_t>(answered)},
                             {"active_masters", static_cast<std::uint64_t>(activeMasters.size())},
@@ -203,6 +205,7 @@ sim::Task<std::optional<NodeId>> ZenDiscovery::findMasterLegacy() {
     if (response.master != sim::no_node && response.master != node_.id()) pingMasters.push_back(response.master);
     possibleMasterNodes.push_back(response.node);
   }
+  node_.sim().trace().observe(node_.id(), "why.es_ping", {{"minimum_master_nodes", electMaster_.minimumMasterNodes()}, {"legacy", true}});
   node_.sim().trace().emit(node_.id(), "es.ping",
                            {{"responses", static_cast<std::uint64_t>(pingResponses.size())},
                             {"active_masters", static_cast<std::uint64_t>(pingMasters.size())},

@@ -2,6 +2,7 @@
 # narrate_cli.sh ELECTSIM SCENARIOS_DIR: the teaching options of `electsim run` at the command line.
 #  - --narrate=zk writes only the servers' story to standard error, and nothing else changes;
 #  - an unknown topic is a usage error (exit status 2) that names it;
+#  - a bad from=/to=/nodes= is a usage error too; a window and a node list keep only their lines;
 #  - --narrate and --diagram leave the trace hash of `run --json` as it is (they only observe);
 #  - --diagram writes one HTML file.
 set -u
@@ -41,6 +42,22 @@ grep -q 'adopts' "$scratch/latch.err" && fail "--narrate=latch,session told vote
 status=$?
 [[ $status -eq 2 ]] || fail "--narrate=zk,frob exited $status, expected 2"
 grep -q "unknown narration topic 'frob'" "$scratch/bad.out" || fail "--narrate=zk,frob: $(cat "$scratch/bad.out")"
+
+# A bad window or node list: usage error (exit status 2) that says what is expected.
+for bad in "from=soon" "to=5s,from=6s" "nodes=" "window=2s"; do
+  "$electsim" run "$scenario" --narrate="$bad" >"$scratch/bad.out" 2>&1
+  status=$?
+  [[ $status -eq 2 ]] || fail "--narrate=$bad exited $status, expected 2"
+  grep -q "narrat" "$scratch/bad.out" || fail "--narrate=$bad: $(cat "$scratch/bad.out")"
+done
+grep -q "from=2s" <("$electsim" run "$scenario" --narrate=from=soon 2>&1) || fail "--narrate=from=soon does not show the expected form"
+
+# A window and a node list: only zk3's lines (or lines naming it) between 0.2 s and 0.4 s.
+"$electsim" run "$scenario" --narrate=zk,from=200ms,to=0.4s,nodes=zk3 >/dev/null 2>"$scratch/window.err" || fail "--narrate with a window exited $?"
+[[ -s "$scratch/window.err" ]] || fail "--narrate=zk,from=200ms,to=0.4s,nodes=zk3 told nothing"
+outside=$(grep -Ev '^ +0\.[23][0-9]{5}s  |^ +0\.400000s  ' "$scratch/window.err" | head -3)
+[[ -n "$outside" ]] && fail "lines outside the window:"$'\n'"$outside"
+grep -v 'zk3' "$scratch/window.err" | head -3 | grep -q . && fail "lines neither of nor naming zk3: $(grep -v zk3 "$scratch/window.err" | head -3)"
 
 # Observers only: the same hash with everything on, messages included.
 "$electsim" run "$scenario" --json --narrate=all,net --diagram "$scratch/d.html" >"$scratch/all.out" 2>"$scratch/all.err" || fail "--narrate=all,net --diagram exited $?"

@@ -291,7 +291,11 @@ sim::Task<void> ClientCnxn::connectedLoop() {
       to = std::min(to, timeToNextPing);
     }
     sim::Received<ClientPacket> received = co_await socket_.receive(to);
-    if (received.closed()) co_return;
+    if (received.closed()) {
+      // Why the client disconnects, for the narration (an observation: not hashed).
+      sim().trace().observe(owner_.id(), "why.client_disconnect", {{"server", currentServer_}, {"reason", "closed"}});
+      co_return;
+    }
     if (received.timed_out()) continue;
     lastHeard_ = sim().now();
     readResponse(*received.message);

@@ -164,10 +164,15 @@ sim::Task<std::optional<Vote>> FastLeaderElection::lookForLeader() {
         std::optional<Notification> next;
         while ((next = co_await recvqueue_.poll(config.finalize_wait))) {
           co_await self_.sim().sleep(config.notification_processing_time);
+          // What finalizeWait saw, for the narration (observations: not hashed).
           if (totalOrderPredicate(next->leader, next->zxid, next->peer_epoch, proposedLeader_, proposedZxid_, proposedEpoch_)) {
+            self_.sim().trace().observe(self_.id(), "why.finalize_wait",
+                                        {{"outcome", "better"}, {"from", next->sid}, {"leader", next->leader}, {"wait", config.finalize_wait}});
             recvqueue_.push(*next);  // back at the tail; the election goes on
             break;
           }
+          self_.sim().trace().observe(self_.id(), "why.finalize_wait",
+                                      {{"outcome", "dropped"}, {"from", next->sid}, {"leader", next->leader}, {"wait", config.finalize_wait}});
         }
         if (!next) co_return decide(proposedLeader_, proposedZxid_, logicalclock_, proposedEpoch_, "quorum and finalizeWait");
         break;

@@ -63,12 +63,19 @@ void Follower::send(QuorumPacket&& packet) {
 sim::Task<void> Follower::followLeader() {
   const QuorumPeerConfig& config = self_.config();
   ServerId leader = self_.getCurrentVote().id;
-  if (!co_await connectToLeader(self_.nodeOf(leader))) co_return;
+  if (!co_await connectToLeader(self_.nodeOf(leader))) {
+    // Why it leaves FOLLOWING, for the narration (an observation: not hashed).
+    self_.sim().trace().observe(self_.id(), "why.follower", {{"leader", leader}, {"reason", "it could not connect to the leader within initLimit (Learner.connectToLeader gave up)"}});
+    co_return;
+  }
   // The log writer runs in the node's own scope: in 3.8 it outlives this role (orphan()).
   sync_->start(self_.processes());
   std::optional<Zxid> newEpochZxid = co_await registerWithLeader();
   if (!newEpochZxid) co_return;
-  if (epoch_of(*newEpochZxid) < self_.getAcceptedEpoch() && !config.bugs.zab_335_epoch_from_zxid) co_return;  // "Epoch of leader is lower"
+  if (epoch_of(*newEpochZxid) < self_.getAcceptedEpoch() && !config.bugs.zab_335_epoch_from_zxid) {
+    self_.sim().trace().observe(self_.id(), "why.follower", {{"leader", leader}, {"reason", "the leader's epoch is lower than the one it accepted"}});
+    co_return;  // "Epoch of leader is lower"
+  }
   if (!co_await syncWithLeader(*newEpochZxid)) co_return;
   while (socket_.valid()) {
     sim::Received<QuorumPacket> received = co_await socket_.receive(config.sync_timeout());
@@ -110,7 +117,12 @@ sim::Task<std::optional<Zxid>> Follower::registerWithLeader() {
   info.sid = self_.myid();
   send(std::move(info));
   sim::Received<QuorumPacket> leaderInfo = co_await socket_.receive(config.init_timeout());
-  if (!leaderInfo || leaderInfo->type != PacketType::leaderinfo) co_return std::nullopt;
+  if (!leaderInfo || leaderInfo->type != PacketType::leaderinfo) {
+    self_.sim().trace().observe(self_.id(), "why.follower",
+                                {{"leader", self_.getCurrentVote().id},
+                                 {"reason", leaderInfo.timed_out() ? "no LEADERINFO from the leader within initLimit" : "the leader closed the connection before LEADERINFO"}});
+    co_return std::nullopt;
+  }
   std::int64_t newEpoch = epoch_of(leaderInfo->zxid);
   std::int64_t epochToReport;
   if (newEpoch > self_.getAcceptedEpoch() || (epochFromZxid && newEpoch == self_.getAcceptedEpoch())) {
@@ -120,6 +132,7 @@ sim::Task<std::optional<Zxid>> Follower::registerWithLeader() {
   } else if (newEpoch == self_.getAcceptedEpoch()) {
     epochToReport = -1;  // already accepted this epoch: "don't count me"
   } else {
+    self_.sim().trace().observe(self_.id(), "why.follower", {{"leader", self_.getCurrentVote().id}, {"reason", "the leader's epoch is less than the epoch it accepted"}});
     co_return std::nullopt;  // "Leaders epoch is less than accepted epoch"
   }
   QuorumPacket ackEpoch = packet(PacketType::ackepoch, lastLoggedZxid);
@@ -136,7 +149,12 @@ sim::Task<bool> Follower::syncWithLeader(Zxid newLeaderZxid) {
   bool snapshotNeeded = true;
 
   sim::Received<QuorumPacket> first = co_await socket_.receive(config.init_timeout());
-  if (!first) co_return false;
+  if (!first) {
+    self_.sim().trace().observe(self_.id(), "why.follower",
+                                {{"leader", self_.getCurrentVote().id},
+                                 {"reason", first.timed_out() ? "no DIFF, SNAP or TRUNC from the leader within initLimit" : "the leader closed the connection before the sync"}});
+    co_return false;
+  }
   switch (first->type) {
     case PacketType::diff:
       syncMode_ = SyncMode::diff;
@@ -171,7 +189,14 @@ sim::Task<bool> Follower::syncWithLeader(Zxid newLeaderZxid) {
   std::vector<std::shared_ptr<const Txn>> requestsToAck;  // 3.8.5: appended at NEWLEADER, ACKed after UPTODATE
   while (true) {
     sim::Received<QuorumPacket> received = co_await socket_.receive(newLeaderSeen ? config.sync_timeout() : config.init_timeout());
-    if (!received) co_return false;
+    if (!received) {
+      self_.sim().trace().observe(self_.id(), "why.follower",
+                                  {{"leader", self_.getCurrentVote().id},
+                                   {"reason", !received.timed_out() ? "the leader closed the connection during the sync"
+                                              : newLeaderSeen       ? "the leader was silent for syncLimit during the sync (after NEWLEADER)"
+                                                                    : "the leader was silent for initLimit during the sync (before NEWLEADER)"}});
+      co_return false;
+    }
     const QuorumPacket& qp = *received;
     if (qp.type == PacketType::proposal) {
       packetsNotCommitted.push_back(qp.txn);
@@ -181,6 +206,10 @@ sim::Task<bool> Follower::syncWithLeader(Zxid newLeaderZxid) {
         // sent before it, whose buffer NEWLEADER cleared (Learner.java:654-655).
         self_.protocolError("NullPointerException: COMMIT " + hex_zxid(qp.zxid) + " with no uncommitted proposal in sync", "Learner.syncWithLeader",
                             "ZOOKEEPER-4394");
+        self_.sim().trace().observe(self_.id(), "why.follower",
+                                    {{"leader", self_.getCurrentVote().id},
+                                     {"reason", "a COMMIT arrived during the sync for a proposal it never got (NEWLEADER had cleared them): Learner.syncWithLeader "
+                                                "throws a NullPointerException and the follower goes back to LOOKING (ZOOKEEPER-4394)"}});
         co_return false;
       }
       if (!writeToTxnLog) {
