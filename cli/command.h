@@ -54,6 +54,7 @@ int command_merge(const Arguments& arguments);
 int command_shrink(const Arguments& arguments);
 int bench_zookeeper(const Arguments& arguments);  // electsim bench zk (command_bench_zk.cpp)
 int command_replay(const Arguments& arguments);
+int command_diff(const Arguments& arguments);  // command_diff.cpp
 int command_bugs(const Arguments& arguments);
 int command_properties(const Arguments& arguments);
 int command_sites(const Arguments& arguments);

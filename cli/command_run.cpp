@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <iostream>
 #include <optional>
@@ -16,6 +17,7 @@
 #include "harness/narration.h"
 #include "harness/runner.h"
 #include "harness/scenario_parser.h"
+#include "harness/view.h"
 
 namespace cli {
 
@@ -44,6 +46,9 @@ int command_run(const Arguments& arguments) {
   std::string trace_path;
   std::string narrate;
   std::string diagram_path;
+  std::string view_path;
+  std::string view_from_text;
+  std::string view_to_text;
   std::string zookeeper_version;
   bool json = false;
   po::options_description options("run options");
@@ -55,13 +60,16 @@ int command_run(const Arguments& arguments) {
        "tell the run as a timeline on standard error; =LIST limits it to topics: zk, latch, job, es, naive, session, watch, "
        "fault, property, net (messages; not in all)")
       ("diagram", po::value(&diagram_path), "write a space-time diagram of the run to this HTML file")
+      ("view", po::value(&view_path), "write the run viewer to this HTML file: step through the run, every node's state at each step")
+      ("view-from", po::value(&view_from_text), "with --view: show every step from this simulated time on (a long run's page folds the middle)")
+      ("view-to", po::value(&view_to_text), "with --view: ... up to this simulated time")
       ("json", po::bool_switch(&json), "print the result as one JSON object on the last line");
   add_zookeeper_version_option(options, zookeeper_version);
   std::string trace_size_text;
   add_trace_size_option(options, trace_size_text);
   LimitOptions limits;
   po::variables_map values;
-  if (!parse_file_command("run", "FILE [--seed N] [--zookeeper-version V] [--trace OUT.jsonl] [--narrate[=LIST]] [--diagram OUT.html] [--json]",
+  if (!parse_file_command("run", "FILE [--seed N] [--zookeeper-version V] [--trace OUT.jsonl] [--narrate[=LIST]] [--diagram OUT.html] [--view OUT.html [--view-from T] [--view-to T]] [--json]",
                           "a scenario file", arguments, options, limits, file, values)) {
     return exit_ok;
   }
@@ -96,6 +104,28 @@ int command_run(const Arguments& arguments) {
     run_options.sinks.push_back(&diagram);
     run_options.message_describer = &harness::describe_message;
   }
+  // The viewer, like the diagram, appears whole or not at all.
+  std::optional<harness::AtomicFile> view_file;
+  open_output_file("run", "view", view_path, view_file);
+  harness::ViewLimits view_limits;
+  if ((values.count("view-from") != 0 || values.count("view-to") != 0) && !view_file) throw UsageError("run: --view-from and --view-to go with --view");
+  auto view_time = [&](const std::string& option, const std::string& text) {
+    std::optional<sim::Duration> parsed = sim::parse_duration(text);
+    if (!parsed || *parsed > scenario.duration) {
+      throw UsageError("run: --" + option + " takes a time within the run (0s.." + sim::format_duration(scenario.duration) + "), got '" + text + "'");
+    }
+    return sim::epoch + *parsed;
+  };
+  if (values.count("view-from") != 0) view_limits.window_from = view_time("view-from", view_from_text);
+  if (values.count("view-to") != 0) view_limits.window_to = view_time("view-to", view_to_text);
+  if (view_limits.window_from && view_limits.window_to && *view_limits.window_to < *view_limits.window_from) {
+    throw UsageError("run: --view-to is before --view-from");
+  }
+  harness::ViewSink view(view_limits);
+  if (view_file) {
+    run_options.sinks.push_back(&view);
+    run_options.message_describer = &harness::describe_message;
+  }
   // In slices of 100 ms of simulated time, so that a signal is seen between them; a slice ends with
   // every event due up to its end, so the run is the one run_until(end) makes (the same trace hash).
   run_interrupted.store(false);
@@ -114,6 +144,12 @@ int command_run(const Arguments& arguments) {
     std::string title = scenario.name + " (seed " + std::to_string(result.seed) + ")";
     diagram.write_html(diagram_file->stream(), sim::epoch + scenario.duration, title, result.violations);
     commit_output_file("run", "diagram", diagram_file);
+  }
+  if (view_file) {
+    std::string title = scenario.name + " (seed " + std::to_string(result.seed) + ")";
+    view.write_html(view_file->stream(), sim::epoch + std::chrono::nanoseconds(std::llround(result.sim_seconds * 1e9)), title,
+                    result.violations);
+    commit_output_file("run", "view", view_file);
   }
   if (json) {
     nlohmann::ordered_json out = harness::toJson(result);

@@ -27,6 +27,7 @@ const std::map<std::string, Subcommand>& subcommands() {
       {"strategies", {cli::command_strategies, "lists the sharding strategies"}},
       {"run", {cli::command_run, "runs a scenario file and checks its properties"}},
       {"replay", {cli::command_replay, "re-runs a failure file and compares its trace hash"}},
+      {"diff", {cli::command_diff, "two runs aligned event by event, and where they first part (a bug switch on and off, two seeds)"}},
       {"explore", {cli::command_explore, "randomized fault schedules (swarm testing); failures become scenario files"}},
       {"merge", {cli::command_merge, "combines the JSON summaries of explore shards"}},
       {"shrink", {cli::command_shrink, "the smallest scenario that still violates the same property"}},

@@ -119,9 +119,17 @@ void DiagramSink::on_state_event(const sim::TraceEvent& event, std::size_t lane)
     else close_band(lane, key, at);
   } else if (kind == "job.sharding") {
     mark(lane, at, "job", "sharding of " + std::string(event.text("job")) + ": " + std::string(event.text("assignment")));
+  } else if (kind == "es.commit" && !open_bands_.contains({lane, "es-master"})) {
+    // As es-single-master reads it: a node acts as master from its first commit as master (a node
+    // that elected itself commits before it applies and says so), not from its later es.master.
+    open_band(lane, "es-master", "es-master", "Elasticsearch master: commits version " + std::to_string(event.integer("version")), at);
+    mark(lane, at, "es", "commit v" + std::to_string(event.integer("version")));
   } else if (kind == "es.master") {
-    if (event.boolean("master")) open_band(lane, "es-master", "es-master", "Elasticsearch master: " + std::string(event.text("what")), at);
-    else close_band(lane, "es-master", at);
+    if (!event.boolean("master")) {
+      close_band(lane, "es-master", at);
+    } else if (!open_bands_.contains({lane, "es-master"})) {
+      open_band(lane, "es-master", "es-master", "Elasticsearch master: " + std::string(event.text("what")), at);
+    }
   } else if (kind == "es.elected" || kind == "es.commit" || kind == "es.rejoin" || kind == "es.fault_detection" || kind == "es.publish_failed") {
     std::string detail = kind == "es.commit" ? "v" + std::to_string(event.integer("version"))
                        : kind == "es.elected" ? std::string(event.text("master")) : std::string(event.text("reason"));

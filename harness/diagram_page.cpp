@@ -167,7 +167,13 @@ function drawMessages(root) {
                              "marker-end": lost ? "" : "url(#arrow-" + (CATEGORIES[category] ? category : "message") + ")",
                              "data-tip": D.lanes[from].name + " -> " + D.lanes[to].name + "  [" + category + "]\n" + what +
                                          "\nsent " + seconds(sent) + ", " + fate}, root);
-    if (lost) el("path", {d: `M${x2 - 4} ${y2 - 4} l8 8 m0 -8 l-8 8`, stroke: "#c00", "stroke-width": 1.5, fill: "none"}, root);
+    // A red cross is a fault's loss (a cut link, a power-off, a reset); a segment that reached a
+    // socket its receiver had closed (a FIN after a clean close) is no fault: a grey dot.
+    if (lost && lost.indexOf("closed its end") < 0) {
+      el("path", {d: `M${x2 - 4} ${y2 - 4} l8 8 m0 -8 l-8 8`, stroke: "#c00", "stroke-width": 1.5, fill: "none", class: "lost-mark"}, root);
+    } else if (lost) {
+      el("circle", {cx: x2, cy: y2, r: 2.5, fill: "#999", class: "closed-mark"}, root);
+    }
     drawn++;
   }
   return drawn;
