@@ -57,6 +57,8 @@ int command_live(const Arguments& arguments) {
   if (std::find(arguments.begin(), arguments.end(), "--cleanup") != arguments.end()) {
     return cleanup_leftovers(arguments, options, file, trace_path, json);
   }
+  std::string trace_size_text;
+  add_trace_size_option(options, trace_size_text);
   LimitOptions limits;
   po::variables_map values;
   if (!parse_file_command("live", live_synopsis, "a scenario file", arguments, options, limits, file, values)) {
@@ -83,6 +85,7 @@ int command_live(const Arguments& arguments) {
   open_output_file("live", "trace", trace_path, trace);
   live::LiveRunOptions live_options;
   live_options.trace_out = trace ? &trace->stream() : nullptr;
+  live_options.trace_bytes_max = trace_size_limit("live", trace_size_text);
   live_options.progress = &std::cerr;
   live::LiveRunResult result = live::run_live(scenario, *installation, live_options);
   commit_output_file("live", "trace", trace);
@@ -99,6 +102,7 @@ int command_live(const Arguments& arguments) {
     for (const auto& [name, why] : result.run.not_judged_why) std::cout << "  not judged live: " << name << ": " << why << "\n";
     for (const std::string& skipped : result.skipped_faults) std::cout << "  skipped fault: " << skipped << "\n";
   }
+  fail_on_limit("live", file, scenario, result.run);  // the trace's bound, or the memory budget: exit 2, named
   return result.run.expectations_met && !result.interrupted ? exit_ok : exit_failed;
 #endif
 }

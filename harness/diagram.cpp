@@ -151,6 +151,15 @@ void DiagramSink::on_state_event(const sim::TraceEvent& event, std::size_t lane)
     mark(lane, at, "fault", std::string(kind.substr(6)));
   } else if (kind == "client.state") {
     mark(lane, at, "session", std::string(event.text("layer")) + " " + std::string(event.text("state")));
+    // A leader belief held without a connection is not counted by the checkers (live, unpaused,
+    // connected): the lane says when its ZooKeeper connection is down, so the picture agrees.
+    if (event.text("layer") == "zookeeper") {
+      if (event.text("state") == "CONNECTED") {
+        close_band(lane, "disconnected", at);
+      } else if (!open_bands_.contains({lane, "disconnected"})) {
+        open_band(lane, "disconnected", "disconnected", "not connected to ZooKeeper: " + std::string(event.text("state")), at);
+      }
+    }
   } else if (kind == "session.expire") {
     mark(lane, at, "session", "expires session " + hex_session(event.integer("session")));
   } else if (kind == "watch.fire") {

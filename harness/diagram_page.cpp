@@ -74,6 +74,7 @@ const BANDS = {
   "paused": ["#888", 0.45, "paused (GC stall)", -14, 28],
   "cut": ["url(#hatch)", 1, "cut off from most nodes", -14, 28],
   "cut-some": ["url(#hatch)", 1, "lost some links", -14, 6],
+  "disconnected": ["url(#hatch)", 0.8, "not connected to ZooKeeper (a belief then does not count)", -4, 8],
 };
 const CATEGORIES = {election: "#d62728", zab: "#1f77b4", client: "#2ca02c", es: "#ff7f0e", tcp: "#7f7f7f", message: "#444"};
 const MARKS = {fault: "#000", state: "#08519c", session: "#238b8e", watch: "#756bb1", job: "#8e44ad", es: "#a63603"};

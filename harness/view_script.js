@@ -8,6 +8,8 @@ const ROLE_COLORS = {LOOKING: "#f4c7c3", FOLLOWING: "#c6dbef", LEADING: "#f2b701
 const BELIEFS = {latch: "#31a354", selector: "#74c476", "job leader": "#8e44ad", naive: "#17becf", master: "#e6550d"};
 const TOPIC_COLORS = ["#1f77b4", "#31a354", "#8e44ad", "#e6550d", "#17becf", "#238b8e", "#756bb1", "#000", "#d62728", "#999"];
 const CATEGORY_COLORS = {election: "#d62728", zab: "#1f77b4", client: "#2ca02c", es: "#ff7f0e", tcp: "#7f7f7f", message: "#444"};
+const CLIENT_BURST = 60;  // client messages in view beyond which they are drawn as bursts
+const ITEM_LANES_MAX = 32;  // ElasticJob items drawn as lanes (more are said, not drawn)
 const SERVER_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
                        "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173"];
 // A message the network lost to a fault ends in a red cross; one that reached a closed socket
@@ -71,6 +73,20 @@ function ElectsimView(root, D, options) {
     }
   })();
   function segs(lane, field) { return segments[lane + "\u0000" + field] || []; }
+  // ElasticJob's items, each a lane of who runs it when: [{name: "order-sync 3", segs: [[from, to, lane]]}].
+  const items = (function buildItems() {
+    const map = {};
+    lanes.forEach((lane, i) => segs(i, "running").forEach(([a, b, value]) => {
+      for (const part of value.split("; ")) {
+        const match = /^(.*) items ((?:\d+ ?)+)$/.exec(part);
+        if (!match) continue;
+        for (const item of match[2].trim().split(" ")) (map[match[1] + " " + item] = map[match[1] + " " + item] || []).push([a, b, i]);
+      }
+    }));
+    const number = name => +name.slice(name.lastIndexOf(" ") + 1);
+    return Object.keys(map).sort((p, q) => (p.slice(0, p.lastIndexOf(" ")) < q.slice(0, q.lastIndexOf(" ")) ? -1 : p.slice(0, p.lastIndexOf(" ")) > q.slice(0, q.lastIndexOf(" ")) ? 1 : number(p) - number(q)))
+                               .map(name => ({name: name, segs: map[name]}));
+  })();
   // The step index at or after a time: messages arrive between steps.
   function stepAtTime(t) {
     let lo = 0, hi = n - 1;
@@ -245,7 +261,9 @@ function ElectsimView(root, D, options) {
     const shown = shownLanes(), H = laneHeight(), W = width();
     const y = {};
     shown.forEach((lane, row) => { y[lane] = TOP + H + row * H + H / 2; });
-    const height = TOP + H * (shown.length + 1) + 16;
+    const itemRows = Math.min(items.length, ITEM_LANES_MAX), itemH = Math.round(H * 0.55);
+    const itemsTop = TOP + H * (shown.length + 1) + 4;
+    const height = itemsTop + itemRows * itemH + (items.length > ITEM_LANES_MAX ? itemH : 0) + 16;
     plot.setAttribute("width", W);
     plot.setAttribute("height", height);
     const defs = svg("defs", {}, plot);
@@ -298,14 +316,25 @@ function ElectsimView(root, D, options) {
         hover(r, name + " votes for " + value);
         if (x2 - x1 > 40) svg("text", {x: x1 + 2, y: yy + H * 0.28 - 1, class: "vote-label"}, plot).textContent = "→" + match[0];
       });
-      band(lane, "status", yy, H, () => "#444", 0.5, false);
+      band(lane, "status", yy, H, () => "#444", 0.5, false, null, value => value !== "up");
     });
-    // Messages.
+    // Messages. A client's requests and their answers, when many are in view (ElasticJob reads
+    // its caches in bursts of hundreds), are drawn as one band per pair of nodes and stretch of the
+    // axis, its width growing with the count and its tooltip saying how many and what.
     let drawn = 0;
-    for (const m of messages) {
-      if (m.s < view.from || m.s > view.to + 1) continue;
-      if (m.hb && !view.heartbeats) continue;
-      if (!(m.f in y) || !(m.to in y)) continue;
+    const inView = messages.filter(m => m.s >= view.from && m.s <= view.to + 1 && (!m.hb || view.heartbeats) && m.f in y && m.to in y);
+    const burst = inView.filter(m => m.c === "client").length > CLIENT_BURST;
+    const bursts = {};
+    for (const m of inView) {
+      if (burst && m.c === "client" && !m.lost) {
+        const key = m.f + ">" + m.to + ">" + Math.floor(xTime(m.t) / 14);
+        const b = bursts[key] || (bursts[key] = {f: m.f, to: m.to, x1: xTime(m.t), x2: xTime(m.t), count: 0, what: {}});
+        b.x2 = Math.max(b.x2, m.r === null ? xTime(m.t) : xTime(m.r));
+        b.count++;
+        const word = m.w.split(" ")[0];
+        b.what[word] = (b.what[word] || 0) + 1;
+        continue;
+      }
       const x1 = xTime(m.t), x2 = m.r === null ? W - RIGHT : xTime(m.r);
       const color = CATEGORY_COLORS[m.c] || "#444";
       const line = svg("line", {x1: x1, y1: y[m.f], x2: x2, y2: y[m.to], stroke: color, "stroke-width": 1.1, class: "msg" + (m.lost ? " lost" : "")}, plot);
@@ -317,6 +346,31 @@ function ElectsimView(root, D, options) {
         svg("circle", {cx: x2, cy: y[m.to], r: 2.5, fill: "#999", class: "closed-mark"}, plot);
       }
       drawn++;
+    }
+    for (const key in bursts) {
+      const b = bursts[key];
+      const line = svg("line", {x1: b.x1, y1: y[b.f], x2: b.x2, y2: y[b.to], stroke: CATEGORY_COLORS.client, "stroke-width": Math.min(7, 1 + Math.log2(b.count)),
+                                opacity: 0.6, class: "msg burst"}, plot);
+      hover(line, lanes[b.f].name + " → " + lanes[b.to].name + ": " + b.count + " client messages, folded (zoom in to see each): " +
+                  Object.entries(b.what).sort((p, q) => q[1] - p[1]).slice(0, 5).map(([w, c]) => w + " " + c).join(", "));
+      drawn += b.count;
+    }
+    // ElasticJob's items as lanes: who runs each item when (from the instances' "running" fields).
+    items.slice(0, itemRows).forEach((item, row) => {
+      const yy = itemsTop + row * itemH + itemH / 2;
+      svg("text", {x: 4, y: yy + 4, class: "axis"}, plot).textContent = item.name;
+      item.segs.forEach(([a, b, lane]) => {
+        if (b < view.from || a > view.to || !(lane in y)) return;
+        const x1 = xStep(Math.max(a, view.from)), x2 = xStep(Math.min(b, view.to));
+        const r = svg("rect", {x: x1, y: yy - itemH * 0.35, width: Math.max(1, x2 - x1), height: itemH * 0.7, class: "item",
+                               fill: SERVER_COLORS[lane % SERVER_COLORS.length], opacity: 0.75}, plot);
+        hover(r, item.name + " runs on " + lanes[lane].name + ", " + secs(stepTimes[a]) + " .. " + secs(stepTimes[b]));
+        if (x2 - x1 > 28) svg("text", {x: x1 + 2, y: yy + 4, class: "vote-label"}, plot).textContent = lanes[lane].name;
+      });
+    });
+    if (items.length > ITEM_LANES_MAX) {
+      svg("text", {x: 4, y: itemsTop + itemRows * itemH + itemH / 2 + 4, class: "axis"}, plot).textContent =
+          (items.length - ITEM_LANES_MAX) + " more items are not drawn as lanes; each instance's running items are in the panel";
     }
     // The steps as dots; violations as red lines; the cursor.
     for (let i = view.from; i <= view.to; i++) {
@@ -350,9 +404,10 @@ function ElectsimView(root, D, options) {
       go(best);
     };
   }
-  function band(lane, field, yy, H, color, opacity, belief, hatchUrl) {
+  function band(lane, field, yy, H, color, opacity, belief, hatchUrl, drawn) {
     segs(lane, field).forEach(([a, b, value]) => {
       if (b < view.from || a > view.to) return;
+      if (drawn && !drawn(value)) return;
       if (belief && field === "latch" && value.indexOf("LEADER") < 0) return;
       const x1 = xStep(Math.max(a, view.from)), x2 = xStep(Math.min(b, view.to));
       const h = belief ? H * 0.32 : H * 0.62, top = belief ? yy - H * 0.1 - h / 2 : yy - h / 2;

@@ -92,7 +92,7 @@ void NodeStates::on_event(const sim::TraceEvent& event) {
   std::size_t lane = event.node;
   // Every node: up, crashed, powered off, paused. A process that dies takes its beliefs with it.
   if (kind == "node.start" || kind == "node.resume") {
-    set(lane, "status", "");
+    set(lane, "status", "up");
     return;
   }
   if (kind == "node.crash" || kind == "node.power_off" || kind == "node.pause") {
@@ -195,6 +195,9 @@ void NodeStates::on_client_event(const sim::TraceEvent& event, std::size_t lane)
     set(lane, "job leader", "LEADER of " + std::string(event.text("job")));
   } else if (kind == "job.not_leader") {
     set(lane, "job leader", "");
+  } else if (kind == "job.sharding") {
+    // The leader's assignment, as it wrote it: shared by the job's instances, so the cluster's.
+    set(cluster_lane, "sharding " + std::string(event.text("job")), std::string(event.text("assignment")) + " (by " + names_[lane] + ")");
   } else if (kind == "job.exec.start" || kind == "job.exec.end") {
     auto& items = running_[lane][std::string(event.text("job"))];
     if (kind == "job.exec.start") {
@@ -262,7 +265,7 @@ void NodeStates::on_cluster_event(const sim::TraceEvent& event) {
     return;
   }
   if (kind == "session.create") {
-    sessions_live_[event.integer("session")] = true;
+    sessions_live_.insert(event.integer("session"));
     show_sessions();
     return;
   }
@@ -298,9 +301,9 @@ void NodeStates::on_cluster_event(const sim::TraceEvent& event) {
 }
 
 void NodeStates::show_sessions() {
-  std::string text = std::to_string(sessions_live_.size()) + " live";
-  for (const auto& [session, live] : sessions_live_) text += (text.back() == 'e' ? ": " : ", ") + owner_of(session);
-  set(cluster_lane, "sessions", text);
+  std::string owners;
+  for (std::int64_t session : sessions_live_) owners += (owners.empty() ? "" : ", ") + owner_of(session);
+  set(cluster_lane, "sessions", std::to_string(sessions_live_.size()) + " live" + (owners.empty() ? "" : ": " + owners));
 }
 
 void NodeStates::show_latches() {

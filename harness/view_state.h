@@ -66,7 +66,7 @@ class NodeStates {
   std::map<std::size_t, std::map<std::int64_t, std::int64_t>> heard_;  // server -> sid -> the leader it proposes
   std::map<std::size_t, std::int64_t> round_;
   std::map<std::int64_t, std::string> session_owner_;  // session -> client name
-  std::map<std::int64_t, bool> sessions_live_;          // created and not yet closed or expired
+  std::set<std::int64_t> sessions_live_;                // created and not yet closed or expired
   // Every server applies a txn and traces it; the cluster's facts take it from the first that does
   // (a lagging server applying an old create after the delete would bring back a ghost).
   std::int64_t newest_zxid_ = -1;

@@ -53,6 +53,7 @@ LiveRunResult run_live(const harness::Scenario& scenario, const Installation& in
   InterruptScope interrupts(platform);
   harness::RunOptions run;
   run.trace_out = options.trace_out;
+  run.trace_bytes_max = options.trace_bytes_max;
   run.platform = &platform;
   run.run_loop = [&platform](sim::Simulation& sim, sim::Instant end) { platform.run(sim, end); };
   run.unjudgeable = LivePlatform::unjudgeableProperties();

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <cstdint>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@ namespace live {
 
 struct LiveRunOptions {
   std::ostream* trace_out = nullptr;
+  std::uint64_t trace_bytes_max = 0;  // the trace's bound (harness/trace_file.h); 0: none
   std::ostream* progress = nullptr;  // a line per phase (stderr), or null
 };
 

@@ -49,7 +49,8 @@ void RealTimeLoop::run_until(sim::Instant end) {
     } else {
       sim_.run_until(sim_.now());  // what drain() scheduled at this instant
     }
-    if (sim_.now() >= end) return;
+    // A sink asked the run to stop (the trace reached --max-trace-size): it ends here, as a simulated one does.
+    if (sim_.now() >= end || sim_.stop_requested()) return;
     // Sleep until the next event is due, something is posted, or the stop poll.
     Clock::time_point wake = std::min(wall_of(end), Clock::now() + stop_poll);
     if (std::optional<sim::Instant> next = sim_.next_event_time()) wake = std::min(wake, wall_of(std::max(*next, sim_.now())));

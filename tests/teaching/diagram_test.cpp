@@ -121,6 +121,21 @@ TEST(Diagram, MarksViolations) {
   ASSERT_FALSE(i1.empty());
   ASSERT_FALSE(i2.empty());
   EXPECT_GT(i1.back().second, i2.front().first);
+  // D10: most of that overlap is i1 believing without a connection, which the checker does not
+  // count; the lane says so with a "disconnected" band inside i1's latch band.
+  auto disconnected = bands(bug.data, "i1", "disconnected");
+  ASSERT_FALSE(disconnected.empty());
+  EXPECT_LT(disconnected.front().first, i2.front().first);
+  EXPECT_GT(disconnected.front().first, i1.front().first);
+}
+
+// D7: es2's master band began 30 s after es-single-master says it acted as master; it begins at its
+// first commit as master, as the checker's tenure does.
+TEST(Diagram, AnElasticsearchMasterBandStartsAtItsFirstCommit) {
+  Drawn split = draw("es-mmn1-split-brain");
+  auto es2 = bands(split.data, "es2", "es-master");
+  ASSERT_FALSE(es2.empty());
+  EXPECT_LT(es2.front().first, 110'000'000'000) << "es2 commits as master from 103.06 s";
 }
 
 TEST(Diagram, ThePageIsSelfContained) {
