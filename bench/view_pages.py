@@ -36,8 +36,9 @@ def main():
             size = os.path.getsize(page)
             loads = []
             for _ in range(5):
+                driver.get("about:blank")  # a fresh load each time, not a hash change of the same page
                 start = time.monotonic()
-                driver.get("file://" + page + "#")
+                driver.get("file://" + page)
                 view_browser.wait_rendered(driver)
                 loads.append(time.monotonic() - start)
             told = driver.execute_script("return JSON.parse(document.getElementById('electsim-data').textContent).steps_told")
