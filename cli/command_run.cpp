@@ -57,8 +57,8 @@ int command_run(const Arguments& arguments) {
       ("seed", po::value(&seed), "run with this seed instead of the scenario's")
       ("trace", po::value(&trace_path), "write every event to this JSON Lines file")
       ("narrate", po::value(&narrate)->implicit_value("all"),
-       "tell the run as a timeline on standard error; =LIST limits it to topics: zk, latch, job, es, naive, session, watch, "
-       "fault, property, net (messages; not in all)")
+       "tell the run as a timeline on standard error, repeats folded; =LIST limits it: topics (zk, latch, job, es, naive, session, "
+       "watch, fault, property, net: messages, not in all), a window (from=2s, to=5s) and nodes (nodes=zk1+i2), e.g. =zk,from=2s,nodes=zk1")
       ("diagram", po::value(&diagram_path), "write a space-time diagram of the run to this HTML file")
       ("view", po::value(&view_path), "write the run viewer to this HTML file: step through the run, every node's state at each step")
       ("view-from", po::value(&view_from_text), "with --view: show every step from this simulated time on (a long run's page folds the middle)")
