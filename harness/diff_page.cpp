@@ -4,27 +4,13 @@
 
 namespace harness {
 
-namespace {
-
-std::string escaped(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else out += c;
-  }
-  return out;
-}
-
-}  // namespace
-
 void write_diff_page(std::ostream& out, const nlohmann::ordered_json& a, const nlohmann::ordered_json& b, const std::string& summary) {
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>electsim diff</title>\n<style>" << view_page_style()
       << "  h2 { font-size: 15px; margin: 8px 10px 0; }\n  .summary { margin: 4px 10px; white-space: pre-wrap; }\n</style>\n</head>\n<body>\n"
-      << "<h1>electsim diff</h1>\n<div class=\"summary\" id=\"summary\">" << escaped(summary) << "</div>\n"
-      << "<h2>A: " << escaped(a.value("title", std::string())) << "</h2>\n<div id=\"view-a\"></div>\n"
-      << "<h2>B: " << escaped(b.value("title", std::string())) << "</h2>\n<div id=\"view-b\"></div>\n";
+      << "<h1>electsim diff</h1>\n<div class=\"summary\" id=\"summary\">" << html_escaped(summary) << "</div>\n"
+      << "<div class=\"help\">" << view_page_help() << " Key d: where the runs part. Click in a run to give it the keys.</div>\n"
+      << "<h2>A: " << html_escaped(a.value("title", std::string())) << "</h2>\n<div id=\"view-a\"></div>\n"
+      << "<h2>B: " << html_escaped(b.value("title", std::string())) << "</h2>\n<div id=\"view-b\"></div>\n";
   write_view_data(out, "data-a", a);
   write_view_data(out, "data-b", b);
   out << "<script>\n" << view_page_script() << R"(

@@ -65,7 +65,12 @@ std::string embedded_json(const nlohmann::ordered_json& data) {
   return safe;
 }
 
-std::string escaped(std::string_view text) {
+}  // namespace
+
+std::string_view view_page_style() { return style; }
+std::string_view view_page_help() { return help; }
+
+std::string html_escaped(std::string_view text) {
   std::string out;
   for (char c : text) {
     if (c == '<') out += "&lt;";
@@ -76,18 +81,14 @@ std::string escaped(std::string_view text) {
   return out;
 }
 
-}  // namespace
-
-std::string_view view_page_style() { return style; }
-
 void write_view_data(std::ostream& out, const std::string& id, const nlohmann::ordered_json& data) {
   out << "<script type=\"application/json\" id=\"" << id << "\">" << embedded_json(data) << "</script>\n";
 }
 
 void write_view_page(std::ostream& out, const nlohmann::ordered_json& data) {
   std::string title = data.value("title", std::string("electsim run"));
-  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" << escaped(title) << "</title>\n<style>" << style
-      << "</style>\n</head>\n<body>\n<h1>" << escaped(title) << "</h1>\n<div class=\"help\">" << help << "</div>\n<div id=\"view\"></div>\n";
+  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" << html_escaped(title) << "</title>\n<style>" << style
+      << "</style>\n</head>\n<body>\n<h1>" << html_escaped(title) << "</h1>\n<div class=\"help\">" << help << "</div>\n<div id=\"view\"></div>\n";
   write_view_data(out, "electsim-data", data);
   out << "<script>\n"
       << view_page_script()

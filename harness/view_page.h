@@ -24,5 +24,7 @@ void write_view_page(std::ostream& out, const nlohmann::ordered_json& data);
 std::string_view view_page_style();
 std::string_view view_page_script();
 void write_view_data(std::ostream& out, const std::string& id, const nlohmann::ordered_json& data);
+std::string html_escaped(std::string_view text);  // <, > and & as entities
+std::string_view view_page_help();                 // the keys, one line
 
 }  // namespace harness
