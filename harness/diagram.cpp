@@ -177,19 +177,12 @@ void DiagramSink::on_message_event(const sim::TraceEvent& event) {
       return;
     }
     in_flight_[key] = messages_.size();
-    messages_.push_back(Message{event.node, *to, event.time, std::nullopt, std::string(event.text("what")), std::string(event.text("category")),
-                                event.boolean("heartbeat"), std::string()});
+    messages_.push_back(TracedMessage::sent_by(event, event.node, *to));
     return;
   }
   auto sent = in_flight_.find(key);
   if (sent == in_flight_.end()) return;  // beyond messages_max
-  Message& message = messages_[sent->second];
-  if (event.kind == "net.deliver") {
-    message.received = event.time;
-  } else {
-    message.received = event.time;  // where it ended; `lost` says it never reached the process
-    message.lost = std::string(event.text("reason"));
-  }
+  messages_[sent->second].ended(event);
   in_flight_.erase(sent);
 }
 

@@ -18,6 +18,7 @@
 #include <tuple>
 #include <vector>
 
+#include "harness/message_summary.h"
 #include "properties/Property.h"
 #include "sim/simulation.h"
 #include "sim/trace.h"
@@ -52,16 +53,7 @@ class DiagramSink final : public sim::TraceSink {
     std::string kind;  // state, fault, watch, session, job, es ...
     std::string label;
   };
-  struct Message {
-    std::size_t from;
-    std::size_t to;
-    sim::Instant sent;
-    std::optional<sim::Instant> received;
-    std::string what;
-    std::string category;
-    bool heartbeat = false;
-    std::string lost;  // why it never arrived, when it did not
-  };
+  using Message = TracedMessage;
   using MessageKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>;  // connection, generation, direction, seq
 
   void open_band(std::size_t lane, std::string kind, std::string key, std::string label, sim::Instant at);

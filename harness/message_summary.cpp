@@ -189,4 +189,14 @@ sim::MessageDescription describe_message(const sim::Simulation& sim, const void*
   return {"message", "a message", false};  // a type no model here defines (engine tests, benchmarks)
 }
 
+TracedMessage TracedMessage::sent_by(const sim::TraceEvent& send, std::size_t from, std::size_t to) {
+  return TracedMessage{from, to, send.time, std::nullopt, std::string(send.text("what")), std::string(send.text("category")),
+                       send.boolean("heartbeat"), std::string()};
+}
+
+void TracedMessage::ended(const sim::TraceEvent& deliver_or_drop) {
+  received = deliver_or_drop.time;
+  if (deliver_or_drop.kind != "net.deliver") lost = std::string(deliver_or_drop.text("reason"));
+}
+
 }  // namespace harness

@@ -154,17 +154,12 @@ void ViewSink::on_message(const sim::TraceEvent& event) {
     if (to == lanes_.end() || event.node >= lanes_.size()) return;
     std::uint64_t id = next_message_id_++;
     in_flight_[key] = id;
-    pending_.emplace(id, Message{steps_told_, static_cast<std::size_t>(event.node), static_cast<std::size_t>(to - lanes_.begin()), event.time,
-                                 std::nullopt, std::string(event.text("what")), std::string(event.text("category")), event.boolean("heartbeat"),
-                                 std::string()});
+    pending_.emplace(id, Message{steps_told_, TracedMessage::sent_by(event, event.node, static_cast<std::size_t>(to - lanes_.begin()))});
     return;
   }
   auto sent = in_flight_.find(key);
   if (sent == in_flight_.end()) return;
-  if (Message* message = find_message(sent->second)) {
-    message->received = event.time;
-    if (event.kind != "net.deliver") message->lost = std::string(event.text("reason"));
-  }
+  if (Message* message = find_message(sent->second)) message->traced.ended(event);
   in_flight_.erase(sent);
 }
 
@@ -192,10 +187,11 @@ nlohmann::ordered_json ViewSink::data(sim::Instant end, const std::string& title
   nlohmann::ordered_json lanes = nlohmann::ordered_json::array();
   for (const std::string& name : lanes_) lanes.push_back({{"name", name}, {"role", role_of(name)}});
   nlohmann::ordered_json messages = nlohmann::ordered_json::array();
-  for (const auto& [id, message] : kept_) {
+  for (const auto& [id, kept] : kept_) {
     // An array, not an object: a page holds tens of thousands (view_script.js names the places).
+    const TracedMessage& message = kept.traced;
     nlohmann::ordered_json entry = nlohmann::ordered_json::array(
-        {message.step, message.from, message.to, ns(message.sent),
+        {kept.step, message.from, message.to, ns(message.sent),
          message.received ? nlohmann::ordered_json(ns(*message.received)) : nlohmann::ordered_json(nullptr), message.what, message.category,
          message.heartbeat ? 1 : 0});
     if (!message.lost.empty()) entry.push_back(message.lost);

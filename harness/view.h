@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/message_summary.h"
 #include "harness/narrator.h"
 #include "harness/view_state.h"
 #include "properties/Property.h"
@@ -72,14 +73,7 @@ class ViewSink final : public sim::TraceSink {
   };
   struct Message {
     std::uint64_t step;  // the ordinal of the next step told when it was sent
-    std::size_t from;
-    std::size_t to;
-    sim::Instant sent;
-    std::optional<sim::Instant> received;
-    std::string what;
-    std::string category;
-    bool heartbeat = false;
-    std::string lost;  // why it never reached the process, if it did not
+    TracedMessage traced;
   };
   // What was folded between two shown steps.
   struct Gap {

@@ -64,6 +64,17 @@ bool ours(const std::filesystem::path& folder) {
   return ::lstat(folder.c_str(), &status) == 0 && status.st_uid == ::geteuid();
 }
 
+// Removes a folder a gone run left, and says so in the sweep (or why it could not).
+void remove_folder(const std::filesystem::path& folder, LeftoverSweep& sweep) {
+  std::error_code removal;
+  std::filesystem::remove_all(folder, removal);
+  if (removal) {
+    sweep.not_removed.push_back("folder " + folder.string() + " (" + removal.message() + ")");
+  } else {
+    sweep.removed.push_back("folder " + folder.string());
+  }
+}
+
 void sweep_ensemble_folders(LeftoverSweep& sweep) {
   std::error_code error;
   std::filesystem::path temp = std::filesystem::temp_directory_path(error);
@@ -76,13 +87,7 @@ void sweep_ensemble_folders(LeftoverSweep& sweep) {
     if (folder_owner(entry.path()) == FolderOwner::gone) gone.push_back(entry.path());
   }
   for (const std::filesystem::path& folder : gone) {
-    std::error_code removal;
-    std::filesystem::remove_all(folder, removal);
-    if (removal) {
-      sweep.not_removed.push_back("folder " + folder.string() + " (" + removal.message() + ")");
-    } else {
-      sweep.removed.push_back("folder " + folder.string());
-    }
+    remove_folder(folder, sweep);
   }
 }
 
@@ -140,13 +145,7 @@ void sweep_network(LeftoverSweep& sweep) {
   for (const auto& [slot, owner] : slots) {
     if (owner != FolderOwner::gone) continue;
     std::filesystem::path folder = network_slot_folder(slot);
-    std::error_code removal;
-    std::filesystem::remove_all(folder, removal);
-    if (removal) {
-      sweep.not_removed.push_back("folder " + folder.string() + " (" + removal.message() + ")");
-    } else {
-      sweep.removed.push_back("folder " + folder.string());
-    }
+    remove_folder(folder, sweep);
   }
 }
 
