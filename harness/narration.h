@@ -76,7 +76,6 @@ class NarrationFilter {
 
 class NarrationSink final : public sim::TraceSink {
  public:
-  static constexpr std::size_t context_kept_max = 400;  // (kept for compatibility; the chain is causal now)
   static constexpr std::size_t context_told_max = 14;   // events told in a violation's causal chain
   // Repeats of a sentence closer together than this are folded into one line.
   static constexpr sim::Duration folding_gap = std::chrono::seconds(2);
