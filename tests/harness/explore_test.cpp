@@ -373,4 +373,22 @@ TEST(Shrink, AnInterruptionKeepsTheSmallestFoundSoFar) {
   EXPECT_TRUE(harness::violates(result->scenario, "latch-single-leader"));
 }
 
+// Seed 496 of recipe none on 3.8.0: two servers in epoch 6 whose logs differ. Examined on
+// 2026-12-05: real 3.8.0 (and 3.8.5) behaviour, not a model bug: a follower cut between NEWLEADER and
+// UPTODATE steps down with its memory behind its log, and the next leader's DIFF is logged again.
+// The property says so; 3.9.3, which applies the txns at NEWLEADER, does not do it.
+TEST(Explore, Seed496IsADiffLoggedTwiceOn38NotOn39) {
+  ExploreOptions options = sweep(Recipe::none, 1, 1);
+  harness::ExploreRun run = harness::explore_one(options, 496);
+  ASSERT_EQ(run.failed_property, "zab-history-consistency") << run.message;
+  EXPECT_NE(run.message.find("repeats txns it already had"), std::string::npos) << run.message;
+  harness::Scenario on_393 = run.scenario;
+  on_393.zookeeper.version = "3.9.3";
+  harness::RunOptions judged;
+  judged.timeline = false;
+  judged.properties = {"zab-history-consistency"};
+  harness::RunResult fixed = harness::runScenario(on_393, judged);
+  EXPECT_EQ(fixed.properties.at("zab-history-consistency"), properties::Verdict::held);
+}
+
 }  // namespace
