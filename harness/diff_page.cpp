@@ -9,8 +9,8 @@ void write_diff_page(std::ostream& out, const nlohmann::ordered_json& a, const n
       << "  h2 { font-size: 15px; margin: 8px 10px 0; }\n  .summary { margin: 4px 10px; white-space: pre-wrap; }\n</style>\n</head>\n<body>\n"
       << "<h1>electsim diff</h1>\n<div class=\"summary\" id=\"summary\">" << html_escaped(summary) << "</div>\n"
       << "<div class=\"help\">" << view_page_help() << " Key d: where the runs part. Click in a run to give it the keys.</div>\n"
-      << "<h2>A: " << html_escaped(a.value("title", std::string())) << "</h2>\n<div id=\"view-a\"></div>\n"
-      << "<h2>B: " << html_escaped(b.value("title", std::string())) << "</h2>\n<div id=\"view-b\"></div>\n";
+      << "<h2>" << html_escaped(a.value("title", std::string("A"))) << "</h2>\n<div id=\"view-a\"></div>\n"
+      << "<h2>" << html_escaped(b.value("title", std::string("B"))) << "</h2>\n<div id=\"view-b\"></div>\n";
   write_view_data(out, "data-a", a);
   write_view_data(out, "data-b", b);
   out << "<script>\n" << view_page_script() << R"(

@@ -9,7 +9,8 @@
 
 namespace harness {
 
-// `a` and `b` are ViewSink::data() of each run; `summary` is the divergence said in one paragraph.
+// `a` and `b` are ViewSink::data() of each run, titled "A: ..." and "B: ..."; `summary` is the
+// divergence said in one paragraph.
 void write_diff_page(std::ostream& out, const nlohmann::ordered_json& a, const nlohmann::ordered_json& b, const std::string& summary);
 
 }  // namespace harness

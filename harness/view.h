@@ -54,8 +54,9 @@ class ViewSink final : public sim::TraceSink {
   // The models' named steps (a txn appended to the log, synced): the panel's "logged" zxid.
   bool reads_sites() const override { return true; }
 
-  // The page's data, the run having ended at `end`. Violations judged only after the run
-  // (liveness) are not in the trace: pass the run's to have them all.
+  // The page's data, the run having ended at `end`: call once, after the run (it hands over what
+  // it collected). Violations judged only after the run (liveness) are not in the trace: pass the
+  // run's to have them all.
   nlohmann::ordered_json data(sim::Instant end, const std::string& title, const std::vector<properties::Violation>& violations);
   void write_html(std::ostream& out, sim::Instant end, const std::string& title, const std::vector<properties::Violation>& violations);
 
