@@ -9,6 +9,7 @@ const BELIEFS = {latch: "#31a354", selector: "#74c476", "job leader": "#8e44ad",
 const TOPIC_COLORS = ["#1f77b4", "#31a354", "#8e44ad", "#e6550d", "#17becf", "#238b8e", "#756bb1", "#000", "#d62728", "#999"];
 const CATEGORY_COLORS = {election: "#d62728", zab: "#1f77b4", client: "#2ca02c", es: "#ff7f0e", tcp: "#7f7f7f", message: "#444"};
 const CLIENT_BURST = 60;  // client messages in view beyond which they are drawn as bursts
+const MESSAGES_DRAWN_MAX = 1500;  // messages in view beyond which every kind is drawn as bursts
 const ITEM_LANES_MAX = 32;  // ElasticJob items drawn as lanes (more are said, not drawn)
 const SERVER_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
                        "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173"];
@@ -320,15 +321,18 @@ function ElectsimView(root, D, options) {
     });
     // Messages. A client's requests and their answers, when many are in view (ElasticJob reads
     // its caches in bursts of hundreds), are drawn as one band per pair of nodes and stretch of the
-    // axis, its width growing with the count and its tooltip saying how many and what.
+    // axis, its width growing with the count and its tooltip saying how many and what; so is every
+    // kind of message when the view holds more than the page can draw quickly (a Zab write load
+    // between two steps). A message lost to a fault is always drawn on its own.
     let drawn = 0;
     const inView = messages.filter(m => m.s >= view.from && m.s <= view.to + 1 && (!m.hb || view.heartbeats) && m.f in y && m.to in y);
-    const burst = inView.filter(m => m.c === "client").length > CLIENT_BURST;
+    const burstClients = inView.filter(m => m.c === "client").length > CLIENT_BURST;
+    const burstAll = inView.length > MESSAGES_DRAWN_MAX;
     const bursts = {};
     for (const m of inView) {
-      if (burst && m.c === "client" && !m.lost) {
-        const key = m.f + ">" + m.to + ">" + Math.floor(xTime(m.t) / 14);
-        const b = bursts[key] || (bursts[key] = {f: m.f, to: m.to, x1: xTime(m.t), x2: xTime(m.t), count: 0, what: {}});
+      if ((burstAll || (burstClients && m.c === "client")) && !lostToFault(m.lost)) {
+        const key = m.f + ">" + m.to + ">" + m.c + ">" + Math.floor(xTime(m.t) / 14);
+        const b = bursts[key] || (bursts[key] = {f: m.f, to: m.to, c: m.c, x1: xTime(m.t), x2: xTime(m.t), count: 0, what: {}});
         b.x2 = Math.max(b.x2, m.r === null ? xTime(m.t) : xTime(m.r));
         b.count++;
         const word = m.w.split(" ")[0];
@@ -349,9 +353,9 @@ function ElectsimView(root, D, options) {
     }
     for (const key in bursts) {
       const b = bursts[key];
-      const line = svg("line", {x1: b.x1, y1: y[b.f], x2: b.x2, y2: y[b.to], stroke: CATEGORY_COLORS.client, "stroke-width": Math.min(7, 1 + Math.log2(b.count)),
+      const line = svg("line", {x1: b.x1, y1: y[b.f], x2: b.x2, y2: y[b.to], stroke: CATEGORY_COLORS[b.c] || "#444", "stroke-width": Math.min(7, 1 + Math.log2(b.count)),
                                 opacity: 0.6, class: "msg burst"}, plot);
-      hover(line, lanes[b.f].name + " → " + lanes[b.to].name + ": " + b.count + " client messages, folded (zoom in to see each): " +
+      hover(line, lanes[b.f].name + " → " + lanes[b.to].name + ": " + b.count + " " + b.c + " messages, folded (zoom in to see each): " +
                   Object.entries(b.what).sort((p, q) => q[1] - p[1]).slice(0, 5).map(([w, c]) => w + " " + c).join(", "));
       drawn += b.count;
     }

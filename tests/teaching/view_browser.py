@@ -90,7 +90,7 @@ def panel_value(driver, lane, field):
 
 def wait_rendered(driver):
     from selenium.webdriver.support.ui import WebDriverWait
-    WebDriverWait(driver, 20).until(lambda d: d.execute_script("return document.body.dataset.rendered === '1'"))
+    WebDriverWait(driver, 20, poll_frequency=0.05).until(lambda d: d.execute_script("return document.body.dataset.rendered === '1'"))
 
 
 def key(driver, *keys):
