@@ -300,8 +300,8 @@ render();
 </html>
 )PAGE";
 
-// Inside <script>, "</script" or "<!--" would end or derail the element. In JSON a '<' can only
-// stand inside a string, where "\u003c" means the same: escape them all.
+}  // namespace
+
 std::string script_safe(const std::string& json) {
   std::string safe;
   safe.reserve(json.size());
@@ -311,8 +311,6 @@ std::string script_safe(const std::string& json) {
   }
   return safe;
 }
-
-}  // namespace
 
 std::string diagram_page(const nlohmann::ordered_json& data) {
   return std::string(page_head) + script_safe(data.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)) + page_script;

@@ -10,4 +10,8 @@ namespace harness {
 
 std::string diagram_page(const nlohmann::ordered_json& data);
 
+// JSON made safe inside a <script> element ("</script" or "<!--" would end or derail it): every
+// '<', which JSON has only inside strings, written "\u003c". The viewer's pages use it too.
+std::string script_safe(const std::string& json);
+
 }  // namespace harness

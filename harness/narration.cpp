@@ -1,5 +1,7 @@
 #include "harness/narration.h"
 
+#include "harness/trace_text.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -9,13 +11,7 @@ namespace harness {
 
 namespace {
 
-// "    2.012170s": fixed width, integer arithmetic (no floating point near the clock).
-std::string format_time(sim::Instant time) {
-  std::int64_t nanos = sim::nanos(time);
-  char text[40];
-  std::snprintf(text, sizeof text, "%6lld.%06llds", static_cast<long long>(nanos / 1000000000), static_cast<long long>(nanos % 1000000000 / 1000));
-  return text;
-}
+std::string format_time(sim::Instant time) { return clock_text(time); }
 
 // "2.212243s": a time inside a sentence, as the time column writes it, without the padding.
 std::string short_time(sim::Instant time) {

@@ -120,18 +120,6 @@ std::string Narrator::node_name(sim::NodeId node) const {
   return names_[node];
 }
 
-bool Narrator::first_telling(const sim::TraceEvent& event) {
-  if (event.boolean("replayed")) return false;  // re-applied from a log: not news
-  std::int64_t zxid = event.integer("zxid", -1);
-  if (zxid > told_zxid_) {
-    told_zxid_ = zxid;
-    told_node_ = event.node;
-    return true;
-  }
-  // A txn's other effects (a closeSession deletes several ephemerals) come from the same server.
-  return zxid == told_zxid_ && event.node == told_node_;
-}
-
 NarrationRank Narrator::rank_of(std::string_view kind, const NarratedEvent& told) {
   if (kind == "node.start") return NarrationRank::change;
   if (kind.starts_with("fault.") || kind.starts_with("node.")) return NarrationRank::fault;

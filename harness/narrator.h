@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/trace_text.h"
 #include "sim/simulation.h"
 #include "sim/trace.h"
 
@@ -75,7 +76,7 @@ class Narrator {
   std::string disconnect_cause(sim::NodeId server, sim::Instant time);
 
   // A committed txn is applied, and traced, by every server; tell it once, from the first.
-  bool first_telling(const sim::TraceEvent& event);
+  bool first_telling(const sim::TraceEvent& event) { return first_telling_(event); }
   std::string session_text(std::int64_t session) const;  // "i1's session 0x3000000000000000"
   std::string latch_child_text(const std::string& path) const;  // "latch-0000000001 (i2's)"
   const std::string* latch_parent_of(std::string_view path) const;
@@ -94,8 +95,7 @@ class Narrator {
   // addWatch registrations: (session, path) -> recursive; their events do not use them up.
   std::map<std::pair<std::int64_t, std::string>, bool> persistent_watches_;
   std::map<std::string, std::set<std::string>> latch_children_;  // parent -> child names
-  std::int64_t told_zxid_ = -1;                          // first_telling's memory
-  sim::NodeId told_node_ = sim::no_node;
+  FirstTelling first_telling_;                           // harness/trace_text.h
   struct Fault {
     sim::Instant time;
     sim::NodeId node;

@@ -153,12 +153,27 @@ bool contains(const std::vector<Entry>& entries, std::string_view name) {
 bool is_known_bug(std::string_view name) { return contains(bug_switches(), name); }
 
 namespace {
-std::string recipe_list(const std::vector<Recipe>& recipes);
+// The recipes with a ZooKeeper ensemble (all but es-zen), and every recipe.
+const std::vector<Recipe> zookeeper_recipes{Recipe::none, Recipe::elasticjob, Recipe::leader_latch, Recipe::leader_selector,
+                                            Recipe::naive_master};
+const std::vector<Recipe> every_recipe{Recipe::none, Recipe::elasticjob, Recipe::leader_latch, Recipe::leader_selector,
+                                       Recipe::naive_master, Recipe::es_zen};
+
+bool among(const std::vector<Recipe>& recipes, Recipe recipe) { return std::find(recipes.begin(), recipes.end(), recipe) != recipes.end(); }
+
+std::string recipe_list(const std::vector<Recipe>& recipes) {
+  if (recipes == every_recipe) return "every recipe";
+  if (recipes == zookeeper_recipes) return "every recipe but es-zen";
+  std::string text;
+  for (std::size_t at = 0; at < recipes.size(); at++) {
+    if (at > 0) text += at + 1 == recipes.size() ? " and " : ", ";
+    text += recipe_name(recipes[at]);
+  }
+  return text;
+}
 
 std::vector<Recipe> recipes_of_bug(std::string_view bug) {
-  if (bug.starts_with("fle-") || bug.starts_with("zab-") || bug.starts_with("zk-")) {
-    return {Recipe::none, Recipe::elasticjob, Recipe::leader_latch, Recipe::leader_selector, Recipe::naive_master};
-  }
+  if (bug.starts_with("fle-") || bug.starts_with("zab-") || bug.starts_with("zk-")) return zookeeper_recipes;
   if (bug.starts_with("latch-") || bug.starts_with("curator-")) return {Recipe::leader_latch, Recipe::leader_selector};
   if (bug.starts_with("ej-")) return {Recipe::elasticjob};
   if (bug.starts_with("naive-")) return {Recipe::naive_master};
@@ -170,8 +185,7 @@ std::vector<Recipe> recipes_of_bug(std::string_view bug) {
 
 bool bug_applies_to(std::string_view bug, Recipe recipe) {
   ELECTSIM_ASSERT(is_known_bug(bug));
-  std::vector<Recipe> recipes = recipes_of_bug(bug);
-  return std::find(recipes.begin(), recipes.end(), recipe) != recipes.end();
+  return among(recipes_of_bug(bug), recipe);
 }
 
 std::string bug_recipes(std::string_view bug) {
@@ -181,13 +195,9 @@ std::string bug_recipes(std::string_view bug) {
 
 namespace {
 std::vector<Recipe> recipes_of_property(std::string_view property) {
-  if (property == "eventual-leader" || property == "model-sanity") {
-    return {Recipe::none, Recipe::elasticjob, Recipe::leader_latch, Recipe::leader_selector, Recipe::naive_master, Recipe::es_zen};
-  }
+  if (property == "eventual-leader" || property == "model-sanity") return every_recipe;
   // The ZooKeeper-level checkers need an ensemble (harness/property_factory.cpp).
-  if (property.starts_with("zab-") || property == "ephemeral-cleanup" || property == "watch-once") {
-    return {Recipe::none, Recipe::elasticjob, Recipe::leader_latch, Recipe::leader_selector, Recipe::naive_master};
-  }
+  if (property.starts_with("zab-") || property == "ephemeral-cleanup" || property == "watch-once") return zookeeper_recipes;
   if (property.starts_with("latch-")) return {Recipe::leader_latch, Recipe::leader_selector};
   if (property == "job-single-leader" || property == "full-coverage" || property == "no-double-execution") return {Recipe::elasticjob};
   if (property.starts_with("naive-")) return {Recipe::naive_master};
@@ -195,23 +205,11 @@ std::vector<Recipe> recipes_of_property(std::string_view property) {
   ELECTSIM_ASSERT_MSG(false, "property " + std::string(property) + " has no recipe");
   ELECTSIM_UNREACHABLE();
 }
-
-std::string recipe_list(const std::vector<Recipe>& recipes) {
-  if (recipes.size() == 6) return "every recipe";
-  if (recipes.size() == 5 && std::find(recipes.begin(), recipes.end(), Recipe::es_zen) == recipes.end()) return "every recipe but es-zen";
-  std::string text;
-  for (std::size_t at = 0; at < recipes.size(); at++) {
-    if (at > 0) text += at + 1 == recipes.size() ? " and " : ", ";
-    text += recipe_name(recipes[at]);
-  }
-  return text;
-}
 }  // namespace
 
 bool property_applies_to(std::string_view property, Recipe recipe) {
   ELECTSIM_ASSERT(is_known_property(property));
-  std::vector<Recipe> recipes = recipes_of_property(property);
-  return std::find(recipes.begin(), recipes.end(), recipe) != recipes.end();
+  return among(recipes_of_property(property), recipe);
 }
 
 std::string property_recipes(std::string_view property) {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <set>
 
 #include "harness/cluster.h"
@@ -10,6 +9,7 @@
 #include "harness/property_factory.h"
 #include "harness/recipe.h"
 #include "harness/trace_file.h"
+#include "harness/trace_text.h"
 #include "properties/eventual_leader.h"
 #include "sim/network.h"
 
@@ -17,20 +17,6 @@ namespace harness {
 
 namespace {
 
-// The timeline's forms are the narration's (D20 of the teaching review): seconds to the microsecond,
-// session ids in hex.
-std::string timeline_time(sim::Instant time) {
-  auto nanos = (time - sim::epoch).count();
-  char text[40];
-  std::snprintf(text, sizeof text, "%6lld.%06llds", static_cast<long long>(nanos / 1000000000), static_cast<long long>(nanos % 1000000000 / 1000));
-  return text;
-}
-
-std::string hex_session(std::int64_t session) {
-  char text[24];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(session));
-  return text;
-}
 
 
 constexpr std::string_view model_sanity = "model-sanity";
@@ -56,7 +42,7 @@ class TimelineSink final : public sim::TraceSink {
     if (kind == "zab.established") return "leads epoch " + std::to_string(event.integer("epoch"));
     if (kind == "zab.leader_shutdown") return "stops leading: " + std::string(event.text("reason"));
     if (kind == "zab.follower_lost_leader") return "loses its leader: " + std::string(event.text("reason"));
-    if (kind == "session.expire") return "expires session " + hex_session(event.integer("session"));
+    if (kind == "session.expire") return "expires session " + hex_text(event.integer("session"));
     if (kind == "latch.leader" || kind == "job.leader" || kind == "selector.leader") {
       return std::string(kind) + " " + std::string(event.text("id"));
     }
@@ -411,7 +397,8 @@ void printSummary(const RunResult& result, std::ostream& out) {
   out << "scenario " << result.scenario << " (seed " << result.seed << "): " << result.sim_seconds << " s simulated, "
       << result.events << " events, " << result.wall_seconds << " s wall\n\ntimeline\n";
   for (const TimelineEntry& entry : result.timeline) {
-    out << "  " << timeline_time(entry.time) << "  " << entry.node << "  " << entry.text << "\n";
+    out << "  " << clock_text(entry.time)  // the narration's forms (trace_text.h)
+         << "  " << entry.node << "  " << entry.text << "\n";
   }
   out << "\nproperties\n";
   for (const auto& [name, verdict] : result.properties) out << "  " << name << ": " << properties::verdict_name(verdict) << "\n";

@@ -46,9 +46,8 @@ void ViewSink::on_event(const sim::TraceEvent& event) {
     return;
   }
   if (event.kind == "property.violation") {
+    if (violations_.size() < limits_.violations_detailed) show_next_ = std::max(show_next_, limits_.violation_steps_after + 1);
     violations_.emplace_back(event.time, std::string(event.text("property")) + ": " + std::string(event.text("message")));
-    if (violations_seen_ < limits_.violations_detailed) show_next_ = std::max(show_next_, limits_.violation_steps_after + 1);
-    violations_seen_++;
   }
   states_.on_event(event);
   // A site (sim/site.h) feeds the panel (a txn logged) but is no step: the narration does not tell

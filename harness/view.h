@@ -101,7 +101,6 @@ class ViewSink final : public sim::TraceSink {
   std::vector<std::string> lanes_;
 
   std::uint64_t steps_told_ = 0;
-  std::size_t violations_seen_ = 0;
   std::size_t show_next_ = 0;  // steps still to show directly (the head, after a violation)
   std::vector<nlohmann::ordered_json> shown_;  // steps and gaps, in order, as JSON
   std::deque<Step> recent_;                    // the last steps not shown, up to the window before a violation

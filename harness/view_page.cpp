@@ -1,5 +1,7 @@
 #include "harness/view_page.h"
 
+#include "harness/diagram_page.h"
+
 #include <string>
 
 namespace harness {
@@ -49,22 +51,6 @@ constexpr std::string_view help =
     "Keys: n / p or → / ← step; shift+→ / shift+← the same node; k / K the same kind; v the next violation; f search; "
     "+ / − zoom; 0 around the cursor. Click a dot, a sentence or the overview to move there. The URL keeps the view: copy it to share this moment.";
 
-// The data sits in a JSON script element; "</" inside it is written "<\/" so it cannot end the element.
-std::string embedded_json(const nlohmann::ordered_json& data) {
-  std::string text = data.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
-  std::string safe;
-  safe.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); i++) {
-    if (text[i] == '<' && i + 1 < text.size() && text[i + 1] == '/') {
-      safe += "<\\/";
-      i++;
-    } else {
-      safe += text[i];
-    }
-  }
-  return safe;
-}
-
 }  // namespace
 
 std::string_view view_page_style() { return style; }
@@ -82,7 +68,7 @@ std::string html_escaped(std::string_view text) {
 }
 
 void write_view_data(std::ostream& out, const std::string& id, const nlohmann::ordered_json& data) {
-  out << "<script type=\"application/json\" id=\"" << id << "\">" << embedded_json(data) << "</script>\n";
+  out << "<script type=\"application/json\" id=\"" << id << "\">" << script_safe(data.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)) << "</script>\n";
 }
 
 void write_view_page(std::ostream& out, const nlohmann::ordered_json& data) {

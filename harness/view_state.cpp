@@ -1,19 +1,13 @@
 #include "harness/view_state.h"
 
 #include <algorithm>
-#include <cstdio>
 
+#include "harness/trace_text.h"
 #include "sim/node.h"
 
 namespace harness {
 
 namespace {
-
-std::string hex(std::int64_t value) {
-  char text[24];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-  return text;
-}
 
 // A sequential node's name ends in ten digits ("_c_<uuid>-latch-0000000001"): the short name the
 // panel shows is what follows the protection prefix ("latch-0000000001").
@@ -47,7 +41,7 @@ void NodeStates::attach(const sim::Simulation& sim) {
 
 void NodeStates::set(std::size_t lane, std::string_view field, std::string value) {
   auto& fields = fields_[lane];
-  auto found = fields.find(std::string(field));
+  auto found = fields.find(field);
   if (found == fields.end()) {
     if (value.empty()) return;
     fields.emplace(std::string(field), value);
@@ -82,7 +76,7 @@ std::string NodeStates::node_name(std::int64_t sid) const { return "zk" + std::t
 
 std::string NodeStates::owner_of(std::int64_t session) const {
   auto owner = session_owner_.find(session);
-  return owner == session_owner_.end() ? hex(session) : owner->second;
+  return owner == session_owner_.end() ? hex_text(session) : owner->second;
 }
 
 void NodeStates::on_event(const sim::TraceEvent& event) {
@@ -124,7 +118,7 @@ void NodeStates::on_server_event(const sim::TraceEvent& event, std::size_t lane)
       set(lane, "heard", "");
     }
   } else if (kind == "fle.vote") {
-    set(lane, "vote", node_name(event.integer("leader")) + " (zxid " + hex(event.integer("zxid")) + ", peerEpoch " +
+    set(lane, "vote", node_name(event.integer("leader")) + " (zxid " + hex_text(event.integer("zxid")) + ", peerEpoch " +
                           std::to_string(event.integer("peer_epoch")) + ")");
     std::int64_t round = event.integer("round");
     if (round_[lane] != round) {
@@ -144,9 +138,9 @@ void NodeStates::on_server_event(const sim::TraceEvent& event, std::size_t lane)
   } else if (kind == "zab.epoch") {
     set(lane, "epoch", "current " + std::to_string(event.integer("current_epoch")) + ", accepted " + std::to_string(event.integer("accepted_epoch")));
   } else if (kind == "zab.txn_appended" || kind == "zab.db_reload") {
-    set(lane, "logged", hex(event.integer("zxid")));
+    set(lane, "logged", hex_text(event.integer("zxid")));
   } else if (kind == "zab.commit") {
-    set(lane, "committed", hex(event.integer("zxid")));
+    set(lane, "committed", hex_text(event.integer("zxid")));
   }
 }
 
@@ -171,11 +165,11 @@ void NodeStates::on_client_event(const sim::TraceEvent& event, std::size_t lane)
     set(lane, "connection", state + (state == "CONNECTED" && server > 0 ? " to " + node_name(server) : std::string()));
     if (std::int64_t session = event.integer("session"); session != 0) {
       session_owner_[session] = names_[lane];
-      set(lane, "session", hex(session));
+      set(lane, "session", hex_text(session));
     }
   } else if (kind == "curator.handle_replaced") {
     session_owner_[event.integer("new_session")] = names_[lane];
-    set(lane, "session", hex(event.integer("new_session")));
+    set(lane, "session", hex_text(event.integer("new_session")));
   } else if (kind == "latch.reset") {
     latches_[std::string(event.text("path"))];  // a latch parent, even while empty
     set(lane, "latch", "joining " + std::string(event.text("path")));
@@ -247,21 +241,9 @@ void NodeStates::on_es_event(const sim::TraceEvent& event, std::size_t lane) {
   }
 }
 
-bool NodeStates::first_telling(const sim::TraceEvent& event) {
-  if (event.boolean("replayed")) return false;  // a restarted server's reload, not news
-  std::int64_t zxid = event.integer("zxid", -1);
-  if (zxid < 0) return true;
-  if (zxid > newest_zxid_) {
-    newest_zxid_ = zxid;
-    newest_teller_ = event.node;
-    return true;
-  }
-  return zxid == newest_zxid_ && event.node == newest_teller_;  // a multi: several events, one txn
-}
-
 void NodeStates::on_cluster_event(const sim::TraceEvent& event) {
   std::string_view kind = event.kind;
-  if ((kind == "session.create" || kind == "session.close" || kind == "znode.create" || kind == "znode.delete") && !first_telling(event)) {
+  if ((kind == "session.create" || kind == "session.close" || kind == "znode.create" || kind == "znode.delete") && !first_telling_(event)) {
     return;
   }
   if (kind == "session.create") {

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/trace_text.h"
 #include "sim/simulation.h"
 #include "sim/trace.h"
 
@@ -50,7 +51,6 @@ class NodeStates {
   void on_client_event(const sim::TraceEvent& event, std::size_t lane);
   void on_es_event(const sim::TraceEvent& event, std::size_t lane);
   void on_cluster_event(const sim::TraceEvent& event);
-  bool first_telling(const sim::TraceEvent& event);
   void show_heard(std::size_t lane);
   void show_latches();
   void show_sessions();
@@ -60,17 +60,16 @@ class NodeStates {
 
   std::vector<std::string> names_;
   // Current values: lane -> field -> value; the cluster under cluster_lane.
-  std::map<std::size_t, std::map<std::string, std::string>> fields_;
+  std::map<std::size_t, std::map<std::string, std::string, std::less<>>> fields_;
   std::map<std::pair<std::size_t, std::string>, std::string> changed_;  // since take_changes
 
   std::map<std::size_t, std::map<std::int64_t, std::int64_t>> heard_;  // server -> sid -> the leader it proposes
   std::map<std::size_t, std::int64_t> round_;
   std::map<std::int64_t, std::string> session_owner_;  // session -> client name
   std::set<std::int64_t> sessions_live_;                // created and not yet closed or expired
-  // Every server applies a txn and traces it; the cluster's facts take it from the first that does
-  // (a lagging server applying an old create after the delete would bring back a ghost).
-  std::int64_t newest_zxid_ = -1;
-  std::size_t newest_teller_ = 0;
+  // The cluster's facts take a txn from the first server that applies it (a lagging server applying
+  // an old create after the delete would bring back a ghost).
+  FirstTelling first_telling_;
   std::map<std::string, std::map<std::string, LatchChild>> latches_;  // parent -> sequence -> child
   std::map<std::string, std::string> watchers_;          // watched latch child path -> watching client
   std::map<std::size_t, std::map<std::string, std::set<std::int64_t>>> running_;  // lane -> job -> items

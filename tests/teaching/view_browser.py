@@ -127,7 +127,7 @@ def main():
             fail(f"the page is {size} bytes, over the budget of {PAGE_BYTES_MAX}")
         with open(page, encoding="utf-8") as file:
             text = file.read()
-        data = json.loads(text.split('id="electsim-data">', 1)[1].split("</script>", 1)[0].replace("<\\/", "</"))
+        data = json.loads(text.split('id="electsim-data">', 1)[1].split("</script>", 1)[0])
         steps = data["steps"]
         with open(trace, encoding="utf-8") as file:
             trace_lines = [json.loads(line) for line in file]
@@ -164,6 +164,21 @@ def main():
         key(driver, "v")
         if cursor(driver) != violations[0]:
             fail(f"v went to step {cursor(driver)}, not the violation")
+
+        # The election reads without hovering: a leader lane and each server's vote strip.
+        if not driver.find_elements("css selector", "#view svg rect.leader-band") or not driver.find_elements("css selector", "#view svg rect.vote"):
+            key(driver, "Home")
+            if not driver.find_elements("css selector", "#view svg rect.leader-band") or not driver.find_elements("css selector", "#view svg rect.vote"):
+                fail("no leader lane or vote strips at the start of the run")
+
+        # Search: the next step whose sentence says "expires".
+        key(driver, "Home")
+        box = driver.find_element("css selector", "#view .query")
+        box.send_keys("expires\n")
+        found = cursor(driver)
+        if "expires" not in steps[found]["x"]:
+            fail(f"searching 'expires' moved to step {found}: {steps[found]['x']!r}")
+        driver.find_element("css selector", "#view .diagram").click()  # the keys go to the page again
 
         # The state panel against the trace, at several cursors (loaded as shared URLs).
         checked = 0
@@ -207,6 +222,19 @@ def main():
         if driver.find_elements("css selector", f'#view .panel .node[data-lane="{hidden}"]'):
             fail(f"the shared URL hides {hidden}, but its state is in the panel")
         driver.save_screenshot(os.path.join(artifacts, "view-shared-moment.png"))
+
+        # A busy ElasticJob run: client bursts fold into bands, and the items have lanes.
+        busy = os.path.join(work, "busy.html")
+        subprocess.run([electsim, "run", os.path.join(scenarios, "ej-leader-crash.yaml"), "--view", busy], capture_output=True, timeout=120)
+        driver.get("about:blank")
+        driver.get("file://" + busy)
+        wait_rendered(driver)
+        if not driver.find_elements("css selector", "#view svg line.burst"):
+            fail("ej-leader-crash's first window draws its client messages one by one: no burst bands")
+        driver.find_element("css selector", "#view button[data-act=whole]").click()
+        if not driver.find_elements("css selector", "#view svg rect.item"):
+            fail("ej-leader-crash's whole run shows no item lanes")
+        driver.save_screenshot(os.path.join(artifacts, "view-elasticjob.png"))
 
         # electsim diff: the same run without its bug switch.
         without = os.path.join(work, "without.yaml")

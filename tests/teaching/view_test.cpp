@@ -115,6 +115,31 @@ TEST(View, FoldingKeepsTheStateExactAndSaysWhatItLeftOut) {
   EXPECT_EQ(states(folded.data).back(), states(whole.data).back());
 }
 
+// --view-from/--view-to: every step of the window is shown, beyond the head and the tail.
+TEST(View, AWindowShowsEveryStepInIt) {
+  harness::Scenario s = scenario("ej-leader-crash");
+  harness::ViewLimits small;
+  small.head_steps = 20;
+  small.tail_steps = 20;
+  small.violation_steps_before = 20;
+  Viewed folded = view(s, small);
+  small.window_from = sim::epoch + std::chrono::seconds(30);
+  small.window_to = sim::epoch + std::chrono::seconds(40);
+  Viewed windowed = view(s, small);
+  auto in_window = [](const nlohmann::ordered_json& data) {
+    std::size_t count = 0;
+    for (const auto& step : data["steps"]) {
+      std::int64_t t = step["t"].get<std::int64_t>();
+      if (!step.contains("gap") && t >= 30'000'000'000 && t <= 40'000'000'000) count++;
+    }
+    return count;
+  };
+  Viewed whole = view(s);
+  EXPECT_LT(in_window(folded.data), in_window(whole.data)) << "the window is folded without the option";
+  EXPECT_EQ(in_window(windowed.data), in_window(whole.data));
+  EXPECT_EQ(states(windowed.data).back(), states(whole.data).back());
+}
+
 TEST(View, AViolationIsShownWithTheStepsBeforeIt) {
   harness::ViewLimits small;
   small.head_steps = 10;
